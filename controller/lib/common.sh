@@ -1,0 +1,52 @@
+# shellcheck shell=bash
+# Shared helpers for the controller scripts: messages, paths, the unprivileged database user.
+# Sourced, never run. Orchestration only: logic lives in C++ or Perl.
+
+BB_ROOT="${BB_ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}"
+BB_BUILD_DIR="${BB_BUILD_DIR:-${BB_ROOT}/build}"
+BB_DATA_DIR="${BB_DATA_DIR:-${BB_ROOT}/var}"
+# The OS user that owns and runs PostgreSQL clusters when the kit runs as root
+# (PostgreSQL refuses to run as root).
+BB_DB_OS_USER="${BB_DB_OS_USER:-brokerbench}"
+
+say() { printf '%s\n' "$*"; }
+warn() { printf 'brokerbench: warning: %s\n' "$*" >&2; }
+die() { printf 'brokerbench: %s\n' "$*" >&2; exit 1; }
+usage_error() { printf 'brokerbench: %s\n' "$*" >&2; exit 2; }
+
+is_root() { [[ "$(id -u)" -eq 0 ]]; }
+
+# Runs a command as the user that owns database clusters: as that user when we are root,
+# as ourselves otherwise.
+as_db_user() {
+  if is_root; then
+    runuser -u "${BB_DB_OS_USER}" -- "$@"
+  else
+    "$@"
+  fi
+}
+
+# Makes sure the unprivileged database user exists (root only).
+ensure_db_os_user() {
+  is_root || return 0
+  id -u "${BB_DB_OS_USER}" >/dev/null 2>&1 && return 0
+  useradd --system --user-group --no-create-home --home-dir /nonexistent \
+    --shell /usr/sbin/nologin "${BB_DB_OS_USER}" ||
+    die "cannot create the system user '${BB_DB_OS_USER}' that runs PostgreSQL"
+}
+
+# The PostgreSQL server binaries (initdb, pg_ctl, postgres). Debian keeps them off PATH.
+pg_bindir() {
+  if [[ -n "${BB_PG_BINDIR:-}" ]]; then
+    printf '%s\n' "${BB_PG_BINDIR}"
+    return
+  fi
+  local dir
+  for dir in /usr/lib/postgresql/15/bin /usr/lib/postgresql/*/bin; do
+    if [[ -x "${dir}/pg_ctl" ]]; then
+      printf '%s\n' "${dir}"
+      return
+    fi
+  done
+  die "no PostgreSQL server binaries found (looked in /usr/lib/postgresql/*/bin); run './brokerbench setup' or set BB_PG_BINDIR"
+}
