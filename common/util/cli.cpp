@@ -1,10 +1,10 @@
 #include "common/util/cli.h"
 
-#include <fmt/format.h>
-
 #include <charconv>
 #include <cmath>
 #include <system_error>
+
+#include <fmt/format.h>
 
 namespace bb {
 namespace {
@@ -15,8 +15,7 @@ Status Invalid(std::string_view option, std::string_view text, std::string_view 
 
 }  // namespace
 
-Result<int64_t> ParseInt(std::string_view option, std::string_view text, int64_t min,
-                         int64_t max) {
+Result<int64_t> ParseInt(std::string_view option, std::string_view text, int64_t min, int64_t max) {
   int64_t value = 0;
   const char* end = text.data() + text.size();
   auto [ptr, ec] = std::from_chars(text.data(), end, value);
@@ -29,8 +28,7 @@ Result<int64_t> ParseInt(std::string_view option, std::string_view text, int64_t
   return value;
 }
 
-Result<double> ParseDouble(std::string_view option, std::string_view text, double min,
-                           double max) {
+Result<double> ParseDouble(std::string_view option, std::string_view text, double min, double max) {
   double value = 0;
   const char* end = text.data() + text.size();
   auto [ptr, ec] = std::from_chars(text.data(), end, value);
@@ -49,10 +47,20 @@ Result<int64_t> ParseDurationSeconds(std::string_view option, std::string_view t
   std::string_view digits = text;
   if (!text.empty()) {
     switch (text.back()) {
-      case 's': scale = 1; digits.remove_suffix(1); break;
-      case 'm': scale = 60; digits.remove_suffix(1); break;
-      case 'h': scale = 3600; digits.remove_suffix(1); break;
-      default: break;
+      case 's':
+        scale = 1;
+        digits.remove_suffix(1);
+        break;
+      case 'm':
+        scale = 60;
+        digits.remove_suffix(1);
+        break;
+      case 'h':
+        scale = 3600;
+        digits.remove_suffix(1);
+        break;
+      default:
+        break;
     }
   }
   int64_t value = 0;
@@ -67,8 +75,8 @@ Result<int64_t> ParseDurationSeconds(std::string_view option, std::string_view t
   }
   value *= scale;
   if (value < min_seconds) {
-    return Invalid(option, text, fmt::format("a duration from {}s to {}s", min_seconds,
-                                             max_seconds));
+    return Invalid(option, text,
+                   fmt::format("a duration from {}s to {}s", min_seconds, max_seconds));
   }
   return value;
 }

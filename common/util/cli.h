@@ -11,12 +11,10 @@
 namespace bb {
 
 // A whole decimal number in [min, max]; no sign for non-negative ranges, no trailing text.
-Result<int64_t> ParseInt(std::string_view option, std::string_view text, int64_t min,
-                         int64_t max);
+Result<int64_t> ParseInt(std::string_view option, std::string_view text, int64_t min, int64_t max);
 
 // A decimal number (e.g. "2.5") in [min, max].
-Result<double> ParseDouble(std::string_view option, std::string_view text, double min,
-                           double max);
+Result<double> ParseDouble(std::string_view option, std::string_view text, double min, double max);
 
 // A duration: a number with an optional unit s, m or h ("90", "90s", "15m", "2h"), in seconds.
 Result<int64_t> ParseDurationSeconds(std::string_view option, std::string_view text,

@@ -1,11 +1,11 @@
 #include "common/util/logging.h"
 
+#include <cstdlib>
+#include <vector>
+
 #include <fmt/format.h>
 #include <spdlog/sinks/basic_file_sink.h>
 #include <spdlog/sinks/stdout_sinks.h>
-
-#include <cstdlib>
-#include <vector>
 
 namespace bb {
 

@@ -2,11 +2,11 @@
 // The level comes from a flag, else from SPDLOG_LEVEL, else info.
 #pragma once
 
-#include <spdlog/spdlog.h>
-
 #include <memory>
 #include <string>
 #include <string_view>
+
+#include <spdlog/spdlog.h>
 
 #include "common/util/status.h"
 

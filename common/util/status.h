@@ -16,9 +16,9 @@ enum class StatusCode {
   kOk = 0,
   kInvalidArgument,  // bad input from a user, a file or a peer
   kNotFound,
-  kIoError,          // files, sockets
-  kDbError,          // the database refused or failed
-  kUnavailable,      // a peer or the database cannot be reached
+  kIoError,      // files, sockets
+  kDbError,      // the database refused or failed
+  kUnavailable,  // a peer or the database cannot be reached
 };
 
 class [[nodiscard]] Status {
@@ -50,7 +50,7 @@ class [[nodiscard]] Status {
 template <typename T>
 class [[nodiscard]] Result {
  public:
-  Result(T value) : value_(std::move(value)) {}  // NOLINT: implicit by design
+  Result(T value) : value_(std::move(value)) {}         // NOLINT: implicit by design
   Result(Status status) : status_(std::move(status)) {  // NOLINT: implicit by design
     assert(!status_.ok() && "a Result without a value needs a failed Status");
   }
