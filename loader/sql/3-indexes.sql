@@ -1,0 +1,18 @@
+-- brokerbench schema, phase 3 of 4: secondary indexes the frames need (reference §1.7; not
+-- mandated by the spec). Each statement is independent; the loader runs them in parallel.
+CREATE INDEX i_c_tax_id ON customer (c_tax_id);
+CREATE INDEX i_ca_c_id ON customer_account (ca_c_id);
+CREATE INDEX i_wl_c_id ON watch_list (wl_c_id);
+-- Security-Detail reads a security's days from a start date on.
+CREATE INDEX i_dm_s_symb_date ON daily_market (dm_s_symb, dm_date);
+CREATE INDEX i_tr_s_symb ON trade_request (tr_s_symb);
+CREATE INDEX i_t_st_id ON trade (t_st_id);
+-- Trade-Lookup/Trade-Update frames 2 and 3, Customer-Position, Trade-Status: an account's
+-- or a symbol's trades in time order.
+CREATE INDEX i_t_ca_id_dts ON trade (t_ca_id, t_dts);
+CREATE INDEX i_t_s_symb_dts ON trade (t_s_symb, t_dts);
+CREATE INDEX i_co_name ON company (co_name);
+CREATE INDEX i_s_co_id_issue ON security (s_co_id, s_issue);
+-- Trade-Order frame 3 and Trade-Result frame 2 walk an account's lots of one symbol by date.
+CREATE INDEX i_h_ca_id_s_symb_dts ON holding (h_ca_id, h_s_symb, h_dts);
+CREATE INDEX i_hh_t_id ON holding_history (hh_t_id);
