@@ -23,7 +23,7 @@ function(bb_test)
     set(T_TIMEOUT 600)
   endif()
   if(T_LABEL STREQUAL "unit")
-    gtest_discover_tests(${T_NAME} PROPERTIES LABELS unit TIMEOUT ${T_TIMEOUT}
+    gtest_discover_tests(${T_NAME} TEST_PREFIX "${T_NAME}." PROPERTIES LABELS unit TIMEOUT ${T_TIMEOUT}
                          DISCOVERY_TIMEOUT 30)
   else()
     add_test(NAME ${T_NAME} COMMAND ${T_NAME})
