@@ -1,0 +1,51 @@
+#include "loader/tables.h"
+
+namespace bb::loader {
+
+namespace {
+constexpr std::array<std::string_view, kTableCount> kNames = {
+    "account_permission",
+    "address",
+    "broker",
+    "cash_transaction",
+    "charge",
+    "commission_rate",
+    "company",
+    "company_competitor",
+    "customer",
+    "customer_account",
+    "customer_taxrate",
+    "daily_market",
+    "exchange",
+    "financial",
+    "holding",
+    "holding_history",
+    "holding_summary",
+    "industry",
+    "last_trade",
+    "news_item",
+    "news_xref",
+    "sector",
+    "security",
+    "settlement",
+    "status_type",
+    "taxrate",
+    "trade",
+    "trade_history",
+    "trade_request",
+    "trade_type",
+    "watch_item",
+    "watch_list",
+    "zip_code",
+};
+}  // namespace
+
+std::string_view TableName(Table table) { return kNames[static_cast<std::size_t>(table)]; }
+
+std::array<Table, kTableCount> AllTables() {
+  std::array<Table, kTableCount> all{};
+  for (int i = 0; i < kTableCount; ++i) all[i] = static_cast<Table>(i);
+  return all;
+}
+
+}  // namespace bb::loader
