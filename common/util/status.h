@@ -8,6 +8,7 @@
 #include <cassert>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 
 namespace bb {
@@ -36,6 +37,11 @@ class [[nodiscard]] Status {
   }
 
   bool ok() const { return code_ == StatusCode::kOk; }
+  // The same failure with context in front: "trades of load unit 3: 23505: ...".
+  Status WithContext(std::string_view context) const {
+    if (ok()) return *this;
+    return Status(code_, std::string(context) + ": " + message_);
+  }
   StatusCode code() const { return code_; }
   const std::string& message() const { return message_; }
 
