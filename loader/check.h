@@ -1,0 +1,30 @@
+// The audit of a loaded database (bb-loader --check, brokerbench check-db): row counts against
+// the reference's formulas (§2.2), the consistency conditions of spec clause 7.3.2
+// (reference §6.1), and the derived invariants of reference §6.4 that hold after a load.
+//
+// Thread-safety: RunChecks uses the connection given, from the calling thread.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "common/db/connection.h"
+#include "common/util/status.h"
+#include "common/workload/sizing.h"
+
+namespace bb::loader {
+
+struct CheckResult {
+  std::string name;  // what was checked, e.g. "rows: trade = 1728000"
+  bool passed = false;
+  std::string detail;  // the measured value, or how many rows break the rule
+};
+
+// Runs every check; a database error ends the audit with that error. `sizing` is what the
+// database should hold (read from brokerbench_load_info by ReadLoadedSizing).
+Result<std::vector<CheckResult>> RunChecks(db::Connection& conn, const workload::Sizing& sizing);
+
+// The sizing recorded by the loader, or an error saying the database holds no complete load.
+Result<workload::Sizing> ReadLoadedSizing(db::Connection& conn);
+
+}  // namespace bb::loader

@@ -1,0 +1,58 @@
+// The loader: creates the schema, generates every table (loader/generator.h) and streams it
+// into COPY from several jobs in parallel, then builds primary keys, secondary indexes and
+// foreign keys in parallel, sets the trade-id sequence and analyzes. Or, with a flat
+// directory, writes the same rows to one file per table instead.
+//
+// Every object goes into the connection's current schema (normally public). The database
+// records the load in brokerbench_load_info (sizing, start, end, complete), so a
+// half-finished load is never mistaken for a whole one.
+//
+// Thread-safety: Load runs its own worker threads; call it from one thread.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "common/util/status.h"
+#include "common/workload/sizing.h"
+
+namespace bb::loader {
+
+struct LoadOptions {
+  workload::Sizing sizing;
+  std::string conninfo;            // libpq style; empty: PG* environment variables
+  int jobs = 2;                    // parallel generators and index builders
+  bool drop = false;               // replace brokerbench tables that already exist
+  std::filesystem::path flat_dir;  // non-empty: write <table>.tsv files, touch no database
+};
+
+struct PhaseReport {
+  std::string name;
+  double seconds = 0;
+  int64_t rows = 0;   // rows generated (data phase)
+  int64_t bytes = 0;  // bytes of COPY text (data phase)
+  int steps = 0;      // statements run (key, index, analyze phases)
+};
+
+// What the loader is doing, for a progress display. Called from the loader's threads.
+struct LoadProgress {
+  std::string phase;
+  int64_t rows = 0;           // rows generated so far (data phase)
+  int64_t expected_rows = 0;  // about how many there will be
+  int steps_done = 0;         // statements or units done in this phase
+  int steps_total = 0;
+};
+using ProgressCallback = std::function<void(const LoadProgress&)>;
+
+// Rows the loader will generate for a sizing, about (reference §2.2), for ETAs.
+int64_t ExpectedRows(const workload::Sizing& sizing);
+
+// Loads (or writes flat files). On success returns one report per phase. On failure the
+// database keeps what was done so far and brokerbench_load_info says the load is incomplete;
+// the Status names the phase and what failed.
+Result<std::vector<PhaseReport>> Load(const LoadOptions& options, const ProgressCallback& progress);
+
+}  // namespace bb::loader
