@@ -50,3 +50,15 @@ pg_bindir() {
   done
   die "no PostgreSQL server binaries found (looked in /usr/lib/postgresql/*/bin); run './brokerbench setup' or set BB_PG_BINDIR"
 }
+
+# The connection string of the database to use: the one given, else the embedded cluster's
+# (started, and created on first use).
+resolve_conninfo() {
+  local given="$1"
+  if [[ -n "${given}" ]]; then
+    printf '%s\n' "${given}"
+    return
+  fi
+  "${BB_ROOT}/controller/db" start >&2
+  "${BB_ROOT}/controller/db" conninfo
+}
