@@ -92,7 +92,7 @@ void GenerateCustomerTables(const workload::Sizing& sizing, int64_t load_unit, U
     watch_list.text().Int(wl_id).Int(c_id);
     watch_list.EndRow();
     workload::Random rng =
-        workload::Random::ForKey(seeds::kWatchItems, static_cast<uint64_t>(c_id) * kWatchItemDraws);
+        workload::Random::ForKey(seeds::kWatchItems, static_cast<uint64_t>(c_id), kWatchItemDraws);
     const auto count = static_cast<size_t>(rng.IntRange(kMinWatchItems, kMaxWatchItems));
     items.clear();
     while (items.size() < count) {

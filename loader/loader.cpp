@@ -177,8 +177,8 @@ Result<std::vector<PhaseReport>> Load(const LoadOptions& options,
     std::jthread reporter([&] {
       while (generating) {
         if (progress) {
-          progress(LoadProgress{"generate+COPY", rows.load(), expected, units_done.load(),
-                                static_cast<int>(units.size())});
+          progress(LoadProgress{flat ? "generate+write files" : "generate+COPY", rows.load(),
+                                expected, units_done.load(), static_cast<int>(units.size())});
         }
         std::this_thread::sleep_for(std::chrono::milliseconds(200));
       }

@@ -70,7 +70,7 @@ void WriteCompanies(int64_t load_unit, const workload::Market& market, UnitOutpu
     const int64_t co_id = workload::CompanyId(i);
     const int64_t ad_id = workload::CompanyAddressId(i);
     const auto& industry = industries[static_cast<size_t>(market.CompanyIndustry(i))];
-    Random rng = Random::ForKey(seeds::kCompany, static_cast<uint64_t>(co_id) * kCompanyDraws);
+    Random rng = Random::ForKey(seeds::kCompany, static_cast<uint64_t>(co_id), kCompanyDraws);
     const Date open =
         workload::AddDays(open_first, rng.IntRange(0, open_last.days - open_first.days));
     company.text()
@@ -92,7 +92,7 @@ void WriteCompanies(int64_t load_unit, const workload::Market& market, UnitOutpu
     // Three distinct other companies of the same LU (§2.4); they compete in the company's own
     // industry.
     Random crng =
-        Random::ForKey(seeds::kCompetitors, static_cast<uint64_t>(co_id) * kCompetitorDraws);
+        Random::ForKey(seeds::kCompetitors, static_cast<uint64_t>(co_id), kCompetitorDraws);
     std::array<int64_t, kCompetitorsPerCompany> chosen{};
     for (int k = 0; k < kCompetitorsPerCompany; ++k) {
       int64_t other;
@@ -115,7 +115,7 @@ void WriteFinancials(int64_t load_unit, UnitOutput& out) {
   const int64_t first = load_unit * workload::kCompaniesPerLoadUnit;
   for (int64_t i = first; i < first + workload::kCompaniesPerLoadUnit; ++i) {
     const int64_t co_id = workload::CompanyId(i);
-    Random rng = Random::ForKey(seeds::kFinancial, static_cast<uint64_t>(co_id) * kFinancialDraws);
+    Random rng = Random::ForKey(seeds::kFinancial, static_cast<uint64_t>(co_id), kFinancialDraws);
     double revenue = rng.DoubleIncrRange(1e5, 1.6e10, 0.01);
     double earnings = rng.DoubleIncrRange(-3e8, std::min(revenue, 3e9), 0.01);
     double shares = static_cast<double>(rng.Int64Range(400'000, 9'500'000'000));
@@ -177,7 +177,7 @@ void WriteNews(const workload::Sizing& sizing, int64_t load_unit, UnitOutput& ou
   for (int64_t i = first; i < first + workload::kCompaniesPerLoadUnit && out.ok(); ++i) {
     for (int k = 0; k < workload::kNewsItemsPerCompany; ++k) {
       const int64_t ni_id = workload::NewsItemId(i, k);
-      Random rng = Random::ForKey(seeds::kNews, static_cast<uint64_t>(ni_id) * kNewsDraws);
+      Random rng = Random::ForKey(seeds::kNews, static_cast<uint64_t>(ni_id), kNewsDraws);
       const workload::Timestamp dts{end.micros -
                                     rng.Int64Range(0, kMaxDaysBack) * workload::kMicrosPerDay -
                                     rng.Int64Range(0, kMaxMillisBack) * 1000};
@@ -241,7 +241,7 @@ void WriteSecurities(const workload::Sizing& sizing, int64_t load_unit,
   const int64_t first = load_unit * workload::kSecuritiesPerLoadUnit;
   for (int64_t s = first; s < first + workload::kSecuritiesPerLoadUnit && out.ok(); ++s) {
     const std::string symbol = market.Symbol(s);
-    Random rng = Random::ForKey(seeds::kSecurity, static_cast<uint64_t>(s) * kSecurityDraws);
+    Random rng = Random::ForKey(seeds::kSecurity, static_cast<uint64_t>(s), kSecurityDraws);
     const int64_t num_out = rng.Int64Range(4'000'000, 9'500'000'000);
     const Date start =
         workload::AddDays(start_first, rng.IntRange(0, start_last.days - start_first.days));
@@ -270,7 +270,7 @@ void WriteSecurities(const workload::Sizing& sizing, int64_t load_unit,
     row.Fixed(dividend, 2).Fixed(yield, 2);
     security.EndRow();
 
-    Random drng = Random::ForKey(seeds::kDailyMarket, static_cast<uint64_t>(s) * kDailyMarketDraws);
+    Random drng = Random::ForKey(seeds::kDailyMarket, static_cast<uint64_t>(s), kDailyMarketDraws);
     for (const auto& date : dates) {
       const int64_t close = drng.Int64Range(2000, 3000);
       const int64_t volume = drng.Int64Range(1000, 10'000);

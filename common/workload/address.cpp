@@ -18,7 +18,7 @@ size_t AddressZipIndex(int64_t ad_id) {
 }
 
 Address MakeAddress(int64_t ad_id, bool customer) {
-  Random rng = Random::ForKey(seeds::kAddress, static_cast<uint64_t>(ad_id) * kAddressDraws);
+  Random rng = Random::ForKey(seeds::kAddress, static_cast<uint64_t>(ad_id), kAddressDraws);
   Address address;
   address.id = ad_id;
   const int number = rng.IntRange(100, 25'000);

@@ -19,10 +19,6 @@ constexpr uint64_t kBasketDraws = 64;
 constexpr uint64_t kBalanceDraws = 2;
 constexpr uint64_t kTaxRateDraws = 2;
 
-Random ForAccount(RngSeed seed, int64_t ca_id, uint64_t draws = 1) {
-  return Random::ForKey(seed, static_cast<uint64_t>(ca_id) * draws);
-}
-
 struct AccountRange {
   int min;
   int max;
@@ -64,13 +60,13 @@ std::vector<int64_t> CustomerModel::AccountIds(int64_t c_id) const {
 }
 
 int64_t CustomerModel::AccountBroker(int64_t ca_id) const {
-  Random rng = ForAccount(seeds::kAccountBroker, ca_id);
+  Random rng = Random::ForKey(seeds::kAccountBroker, ca_id);
   return BrokerIdOfLoadUnit(LoadUnitOfCustomer(AccountOwner(ca_id)),
                             rng.Int64Range(0, kBrokersPerLoadUnit - 1));
 }
 
 int CustomerModel::AccountTaxStatus(int64_t ca_id) const {
-  Random rng = ForAccount(seeds::kAccountTaxStatus, ca_id);
+  Random rng = Random::ForKey(seeds::kAccountTaxStatus, ca_id);
   const int point = rng.IntRange(1, 100);
   if (point <= 20) return 0;
   if (point <= 70) return 1;
@@ -87,13 +83,13 @@ std::string CustomerModel::AccountName(int64_t ca_id) const {
 
 int64_t CustomerModel::AccountBalanceCents(int64_t ca_id) const {
   constexpr int64_t kMaxCents = 999'999'999;  // 9 999 999.99
-  Random rng = ForAccount(seeds::kAccountBalance, ca_id, kBalanceDraws);
+  Random rng = Random::ForKey(seeds::kAccountBalance, ca_id, kBalanceDraws);
   if (rng.Percent(80)) return rng.Int64Range(0, kMaxCents);
   return rng.Int64Range(-kMaxCents, 0);
 }
 
 int CustomerModel::AdditionalPermissionCount(int64_t ca_id) const {
-  Random rng = ForAccount(seeds::kAccountPermissions, ca_id, kPermissionDraws);
+  Random rng = Random::ForKey(seeds::kAccountPermissions, ca_id, kPermissionDraws);
   const int point = rng.IntRange(1, 100);
   if (point <= 60) return 0;
   if (point <= 98) return 1;
@@ -101,7 +97,7 @@ int CustomerModel::AdditionalPermissionCount(int64_t ca_id) const {
 }
 
 std::vector<AccountPermission> CustomerModel::AccountPermissions(int64_t ca_id) const {
-  Random rng = ForAccount(seeds::kAccountPermissions, ca_id, kPermissionDraws);
+  Random rng = Random::ForKey(seeds::kAccountPermissions, ca_id, kPermissionDraws);
   const int point = rng.IntRange(1, 100);  // the draw AdditionalPermissionCount makes
   const int extra = point <= 60 ? 0 : point <= 98 ? 1 : 2;
   const int64_t owner = AccountOwner(ca_id);
@@ -127,7 +123,7 @@ std::pair<int, int> CustomerModel::BasketSizeRange(CustomerTier tier, int accoun
 std::vector<int64_t> CustomerModel::Basket(int64_t ca_id) const {
   const int64_t owner = AccountOwner(ca_id);
   const auto [min, max] = BasketSizeRange(TierOf(owner), AccountCount(owner));
-  Random rng = ForAccount(seeds::kAccountBasket, ca_id, kBasketDraws);
+  Random rng = Random::ForKey(seeds::kAccountBasket, ca_id, kBasketDraws);
   const auto size = static_cast<size_t>(rng.IntRange(min, max));
   std::vector<int64_t> basket;
   basket.reserve(size);
@@ -143,7 +139,7 @@ int64_t CustomerModel::AddressId(int64_t c_id) const { return CustomerAddressId(
 
 CustomerTaxRates CustomerModel::TaxRateChoice(int64_t c_id) const {
   const ZipCode& zip = ZipCodes()[AddressZipIndex(AddressId(c_id))];
-  Random rng = Random::ForKey(seeds::kTaxRateChoice, static_cast<uint64_t>(c_id) * kTaxRateDraws);
+  Random rng = Random::ForKey(seeds::kTaxRateChoice, static_cast<uint64_t>(c_id), kTaxRateDraws);
   const auto national = TaxRates().National(zip.country());
   const auto division = TaxRates().OfDivision(zip.division);
   const auto n = static_cast<size_t>(rng.IntRange(0, static_cast<int>(national.size()) - 1));

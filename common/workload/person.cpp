@@ -17,10 +17,6 @@ constexpr uint64_t kDateOfBirthDraws = 2;
 constexpr uint64_t kPhoneDraws = 4;
 constexpr uint64_t kEmailDraws = 2;
 
-Random ForPerson(RngSeed seed, int64_t person_id, uint64_t draws = 1) {
-  return Random::ForKey(seed, static_cast<uint64_t>(person_id) * draws);
-}
-
 struct AgeBracket {
   int min_age;
   int max_age;
@@ -43,24 +39,24 @@ constexpr std::array<int, kPhonesPerCustomer> kExtensionPercent = {25, 15, 5};
 }  // namespace
 
 Gender GenderOf(int64_t person_id) {
-  Random rng = ForPerson(seeds::kGender, person_id);
+  Random rng = Random::ForKey(seeds::kGender, person_id);
   return rng.Percent(49) ? Gender::kMale : Gender::kFemale;
 }
 
 const std::string& FirstName(int64_t person_id) {
-  Random rng = ForPerson(seeds::kFirstName, person_id);
+  Random rng = Random::ForKey(seeds::kFirstName, person_id);
   const WeightedList& list =
       GenderOf(person_id) == Gender::kMale ? MaleFirstNames() : FemaleFirstNames();
   return list.Pick(rng);
 }
 
 char MiddleInitial(int64_t person_id) {
-  Random rng = ForPerson(seeds::kMiddleInitial, person_id);
+  Random rng = Random::ForKey(seeds::kMiddleInitial, person_id);
   return static_cast<char>('A' + rng.IntRange(0, 25));
 }
 
 const std::string& LastName(int64_t person_id) {
-  Random rng = ForPerson(seeds::kLastName, person_id);
+  Random rng = Random::ForKey(seeds::kLastName, person_id);
   return Surnames().Pick(rng);
 }
 
@@ -75,7 +71,7 @@ std::string FullNameWithInitial(int64_t person_id) {
 
 std::string TaxId(int64_t person_id) {
   static constexpr std::string_view kPattern = "999AA9999AA999";  // 9 digit, A letter
-  Random rng = ForPerson(seeds::kTaxId, person_id, kTaxIdDraws);
+  Random rng = Random::ForKey(seeds::kTaxId, person_id, kTaxIdDraws);
   std::string id(kPattern);
   for (char& c : id) {
     c = c == '9' ? static_cast<char>('0' + rng.IntRange(0, 9))
@@ -85,7 +81,7 @@ std::string TaxId(int64_t person_id) {
 }
 
 Date DateOfBirth(int64_t person_id) {
-  Random rng = ForPerson(seeds::kDateOfBirth, person_id, kDateOfBirthDraws);
+  Random rng = Random::ForKey(seeds::kDateOfBirth, person_id, kDateOfBirthDraws);
   int point = rng.IntRange(1, 100);
   const AgeBracket* bracket = &kAgeBrackets.back();
   for (const AgeBracket& b : kAgeBrackets) {
@@ -103,7 +99,7 @@ Date DateOfBirth(int64_t person_id) {
 }
 
 Phone PhoneOf(int64_t person_id, int n) {
-  Random rng = ForPerson(seeds::kPhone, person_id * kPhonesPerCustomer + n, kPhoneDraws);
+  Random rng = Random::ForKey(seeds::kPhone, person_id * kPhonesPerCustomer + n, kPhoneDraws);
   Phone phone;
   phone.country = "011";
   phone.area = AreaCodes().Pick(rng);
@@ -115,7 +111,7 @@ Phone PhoneOf(int64_t person_id, int n) {
 }
 
 std::string Email(int64_t person_id, int n) {
-  Random rng = ForPerson(seeds::kEmail, person_id, kEmailDraws);
+  Random rng = Random::ForKey(seeds::kEmail, person_id, kEmailDraws);
   const auto domains = EmailDomains();
   const int count = static_cast<int>(domains.size());
   const int first = rng.IntRange(0, count - 1);

@@ -63,8 +63,12 @@ class Random {
   // The state reached from `start` after n steps, in O(log n) ("Nth element", §3.1).
   static RngSeed NthElement(RngSeed start, uint64_t n);
 
-  // A generator positioned at `base` skipped by `key`: the per-key seeding of §3.1.
-  static Random ForKey(RngSeed base, uint64_t key) { return Random(NthElement(base, key)); }
+  // A generator positioned at `base` skipped by key × draws_per_key: the per-key seeding of
+  // §3.1. A caller that draws up to n times per key passes n, so neighbouring keys never share
+  // a draw.
+  static Random ForKey(RngSeed base, uint64_t key, uint64_t draws_per_key = 1) {
+    return Random(NthElement(base, key * draws_per_key));
+  }
 
   RngSeed state() const { return state_; }
   void Seed(RngSeed seed) { state_ = seed; }
