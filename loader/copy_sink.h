@@ -1,10 +1,14 @@
 // Sinks for generated rows (TableSink, loader/tables.h).
 //
 // DatabaseSink streams each table's rows into COPY over a connection of its own, opened when
-// the table's first rows arrive, so that the server parses one chunk while the generator
-// builds the next. FlatFileSink writes each table's rows of one unit to a part file;
-// JoinFlatFiles then concatenates the parts of every unit, in unit order, into one
-// <table>.tsv per table, so the files do not depend on how the work was split.
+// the table's first rows arrive. Each table has up to kStreamsPerTable COPY streams, each with a
+// bounded queue of chunks and a sender thread, and chunks go to them in turn: every backend
+// keeps parsing while the generator builds the next rows, and no single backend parsing a big
+// table becomes the tail of the load. The generator waits only when a queue is full (memory
+// stays at a few chunks per stream). FlatFileSink writes
+// each table's rows of one unit to a part file; JoinFlatFiles then concatenates the parts of every
+// unit, in unit order, into one <table>.tsv per table, so the files do not depend on how the work
+// was split.
 //
 // Ownership: each sink owns its connections or files. Thread-safety: none; one sink per unit
 // of work, used by one thread.
@@ -15,6 +19,7 @@
 #include <filesystem>
 #include <memory>
 #include <string>
+#include <string_view>
 
 #include "common/db/copy_writer.h"
 #include "loader/tables.h"
@@ -23,15 +28,19 @@ namespace bb::loader {
 
 class DatabaseSink : public TableSink {
  public:
-  explicit DatabaseSink(std::string conninfo) : conninfo_(std::move(conninfo)) {}
+  explicit DatabaseSink(std::string conninfo);
+  ~DatabaseSink() override;
   Status Append(Table table, std::string_view rows) override;
-  // Ends every COPY; the first error, if any.
+  // Waits for every queue to drain and ends every COPY; the first error, if any.
   Status Finish();
   int64_t bytes() const { return bytes_; }
 
  private:
+  static constexpr int kStreamsPerTable = 2;
+  class TableStream;  // a queue, a sender thread and a COPY connection for one table
   std::string conninfo_;
-  std::array<std::unique_ptr<db::CopyWriter>, kTableCount> writers_;
+  std::array<std::array<std::unique_ptr<TableStream>, kStreamsPerTable>, kTableCount> streams_;
+  std::array<int, kTableCount> chunks_{};  // chunks appended per table, to take turns
   int64_t bytes_ = 0;
 };
 
