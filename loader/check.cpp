@@ -102,6 +102,9 @@ constexpr ViolationRule kViolationRules[] = {
     {"§3.3: no trade id is one an aborted order consumed (ordinal = 51 mod 101)",
      "SELECT count(*) FROM trade WHERE (t_id - 200000000000000) % 101 = 51"},
     {"§6.4: TRADE_REQUEST is empty after a load", "SELECT count(*) FROM trade_request"},
+    {"2.4.3: every foreign key is validated, so referential integrity is enforced",
+     "SELECT count(*) FROM pg_constraint WHERE connamespace = current_schema()::regnamespace "
+     "AND NOT convalidated"},
     {"§3.5: 20/60/20 % of customers in tiers 1/2/3 (exactly, per load unit)",
      "SELECT count(*) FROM (SELECT (c_id - 4300000001) / 1000 AS lu, c_tier, count(*) AS n FROM "
      "customer GROUP BY 1, 2) t WHERE n <> CASE c_tier WHEN 2 THEN 600 ELSE 200 END"},

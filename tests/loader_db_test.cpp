@@ -157,6 +157,24 @@ TEST_F(LoadedDatabase, RefusesToLoadOverALoadedDatabaseWithoutDrop) {
   EXPECT_EQ(Number("SELECT count(*) FROM brokerbench_load_info WHERE complete"), 1);
 }
 
+// A load that fails midway (here: COPY cancelled by a statement timeout) says so, and leaves
+// the database marked incomplete, so neither --check nor a later run mistakes it for a load.
+TEST(FailedLoad, LeavesTheDatabaseMarkedIncomplete) {
+  auto conninfo = testing::CreateDatabase("failed");
+  ASSERT_TRUE(conninfo.ok()) << conninfo.status().message();
+  loader::LoadOptions options{
+      kSizing, *conninfo + " options='-c statement_timeout=200'", 2, false, {}};
+  auto phases = loader::Load(options, nullptr);
+  ASSERT_FALSE(phases.ok());
+  EXPECT_THAT(phases.status().message(), HasSubstr("57014"));  // query_canceled
+  EXPECT_THAT(phases.status().message(), HasSubstr("of load unit"));
+  auto conn = db::Connection::Open(*conninfo);
+  ASSERT_TRUE(conn.ok()) << conn.status().message();
+  auto sizing = loader::ReadLoadedSizing(**conn);
+  ASSERT_FALSE(sizing.ok());
+  EXPECT_THAT(sizing.status().message(), HasSubstr("incomplete load"));
+}
+
 std::string RunLoader(const std::string& args) {
   auto out = testing::RunCommand(fmt::format("{} {} 2>&1; echo \"exit=$?\"", BB_LOADER, args));
   EXPECT_TRUE(out.ok()) << out.status().message();
