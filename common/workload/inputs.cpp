@@ -1,0 +1,451 @@
+#include "common/workload/inputs.h"
+
+#include <algorithm>
+#include <string_view>
+
+#include "common/workload/calendar.h"
+#include "common/workload/ids.h"
+#include "common/workload/industries.h"
+#include "common/workload/market.h"
+#include "common/workload/person.h"
+#include "common/workload/price_curve.h"
+#include "common/workload/tax_rates.h"
+#include "common/workload/zip_codes.h"
+
+namespace bb::workload {
+namespace {
+
+namespace pb = bb::protocol;
+
+// Per-key draw budgets of CustomerModel (customer.cpp): the twins below must use the same.
+constexpr uint64_t kPermissionDraws = 4;
+constexpr uint64_t kBasketDraws = 64;
+
+constexpr uint64_t kDrawsPerStream = uint64_t{1} << 40;
+
+constexpr int64_t kMsPerMinute = 60'000;
+constexpr int64_t kMsPerHour = 60 * kMsPerMinute;
+
+// Status ids of STATUS_TYPE (§2.3).
+constexpr std::string_view kPending = "PNDG";
+constexpr std::string_view kSubmitted = "SBMT";
+constexpr std::string_view kCanceled = "CNCL";
+
+// --- §5.3, one block per transaction. Percentages are of a draw in [1, 100]. ---
+
+// Broker-Volume: 20..40 brokers (3.2.1.2), capped at the configured brokers.
+constexpr int kBrokerListMin = 20;
+constexpr int kBrokerListMax = 40;
+
+// Customer-Position.
+constexpr int kByTaxIdPercent = 50;
+constexpr int kGetHistoryPercent = 50;
+
+// Market-Watch: industry ≤ 5, watch list ≤ 65, else account.
+constexpr int kWatchIndustryUpTo = 5;
+constexpr int kWatchListUpTo = 65;
+constexpr int64_t kIndustryWindowCompanies = 5000;
+// start_date: week NURand(0, 255, 255, 0) + 5 and a weekday by these cumulative percentages.
+constexpr int kWeekA = 255;
+constexpr int kWeekMax = 255;
+constexpr int kFirstWeek = 5;
+constexpr std::array<int, 5> kWeekdayUpTo = {20, 27, 33, 40, 100};  // Mon 20 .. Fri 60
+
+// Security-Detail.
+constexpr int kAccessLobPercent = 1;
+constexpr int kDayRowsMin = 5;
+constexpr int kDayRowsMax = 20;
+
+// Trade-Lookup and Trade-Update.
+constexpr int kMaxTrades = 20;  // max_trades and max_updates (3.2.1.2)
+constexpr int64_t kTradeIdA = 65535;
+constexpr int kTradeIdBitShift = 7;
+constexpr int64_t kStartTimeA = 4095;
+constexpr int kStartTimeShift = 16;
+constexpr int kLookupFrame1UpTo = 30;  // frames 30 / 30 / 30 / 10 %
+constexpr int kLookupFrame2UpTo = 60;
+constexpr int kLookupFrame3UpTo = 90;
+constexpr int64_t kLookupFrame2BackOffMs = 32 * kMsPerHour;
+constexpr int64_t kLookupFrame3BackOffMs = 200 * kMsPerMinute;
+constexpr int64_t kLookupFrame4BackOffMs = 500 * kMsPerMinute;
+constexpr int kUpdateFrame1UpTo = 33;  // frames 33 / 33 / 34 %
+constexpr int kUpdateFrame2UpTo = 66;
+constexpr int64_t kUpdateFrame2BackOffMs = 32 * kMsPerHour;
+constexpr int64_t kUpdateFrame3BackOffMs = 200 * kMsPerMinute;
+
+// Trade-Order.
+constexpr int kExecIsOwnerPercent = 75;  // of accounts with extra executors: (90 − 60) / 40
+constexpr int kByCompanyNamePercent = 40;
+constexpr int kMarketPercent = 60;
+constexpr int kBuyPercent = 50;
+constexpr int kStopLossPercent = 50;  // of limit sells
+constexpr int kMarginPercent = 16;    // of buys: 8 % of all orders
+constexpr int kLifoPercent = 35;
+constexpr int kRollBackRange = 101;  // roll back when a draw in [1, 101] is 1
+constexpr std::array<int32_t, 4> kTradeQuantities = {100, 200, 400, 800};
+
+// Data-Maintenance.
+constexpr int kAddressOfCustomerPercent = 67;
+constexpr int kVolumeIncrementMin = -2;
+constexpr int kVolumeIncrementMax = 3;
+constexpr int kVolumeIncrementForZero = -3;
+
+int64_t AbortedOrdinalsUpTo(int64_t n) {
+  return n >= kAbortedTradeResidue ? (n - kAbortedTradeResidue) / kAbortedTradeModulus + 1 : 0;
+}
+
+}  // namespace
+
+RngSeed StreamSeed(RngSeed run_seed, uint64_t stream) {
+  return Random::ForKey(run_seed, stream, kDrawsPerStream).state();
+}
+
+bool IsLoadedTradeOrdinal(const Sizing& sizing, int64_t ordinal) {
+  if (ordinal < 1 || ordinal > sizing.InitiatedTrades() || IsAbortedTradeOrdinal(ordinal)) {
+    return false;
+  }
+  const int64_t block = sizing.TradeIdBlockSize();
+  const int64_t first = (ordinal - 1) / block * block + 1;
+  const int64_t rank =
+      ordinal - first + 1 - (AbortedOrdinalsUpTo(ordinal) - AbortedOrdinalsUpTo(first - 1));
+  return rank <= sizing.TradesPerLoadUnit();
+}
+
+AccountBasket BasketOf(const CustomerModel& model, int64_t ca_id) {
+  const int64_t owner = AccountOwner(ca_id);
+  const auto [min, max] = CustomerModel::BasketSizeRange(TierOf(owner), model.AccountCount(owner));
+  Random rng = Random::ForKey(seeds::kAccountBasket, static_cast<uint64_t>(ca_id), kBasketDraws);
+  AccountBasket basket;
+  basket.size = rng.IntRange(min, max);
+  const int64_t last = model.sizing().Securities() - 1;
+  const auto begin = basket.securities.begin();
+  auto end = begin;
+  while (end - begin < basket.size) {
+    const int64_t s = rng.Int64Range(0, last);
+    if (std::find(begin, end, s) == end) *end++ = s;
+  }
+  return basket;
+}
+
+AccountExecutors ExtraExecutorsOf(int64_t ca_id) {
+  Random rng =
+      Random::ForKey(seeds::kAccountPermissions, static_cast<uint64_t>(ca_id), kPermissionDraws);
+  const int point = rng.IntRange(1, 100);
+  AccountExecutors executors;
+  executors.count = point <= 60 ? 0 : point <= 98 ? 1 : 2;
+  const int64_t owner = AccountOwner(ca_id);
+  int64_t first = 0;
+  for (int i = 0; i < executors.count; ++i) {
+    int64_t person;
+    do {
+      person = rng.Int64Range(1, kMaxPseudoPersonId);
+    } while (person == owner || person == first);
+    executors.persons[static_cast<size_t>(i)] = person;
+    first = person;
+  }
+  return executors;
+}
+
+InputGenerator::InputGenerator(const Sizing& sizing, RngSeed seed)
+    : InputGenerator(sizing, seed, CustomerSelector(sizing)) {}
+
+InputGenerator::InputGenerator(const Sizing& sizing, RngSeed seed, const CustomerSelector& selector)
+    : sizing_(sizing),
+      model_(sizing),
+      customers_(selector),
+      all_customers_(sizing),
+      rng_(seed),
+      initial_trade_ms_(sizing.initial_trade_days * kMillisPerBusinessDay),
+      end_of_initial_trades_(EndOfInitialTradesForInputs(sizing).micros),
+      // The highest CA_ID any configured customer can own (§5.3: (customers + shift) · 10).
+      max_acct_id_(
+          AccountId(CustomerIdFromOrdinal(sizing.customers), kMaxAccountsPerCustomer - 1)) {}
+
+Result<InputGenerator> InputGenerator::ForPartition(const Sizing& sizing, RngSeed seed,
+                                                    int64_t first_ordinal, int64_t count) {
+  Result<CustomerSelector> selector = CustomerSelector::ForPartition(sizing, first_ordinal, count);
+  if (!selector.ok()) return selector.status();
+  return InputGenerator(sizing, seed, *selector);
+}
+
+// --- helpers ---
+
+int64_t InputGenerator::AccountOf(int64_t c_id) {
+  return AccountId(c_id, rng_.IntRange(0, model_.AccountCount(c_id) - 1));
+}
+
+int64_t InputGenerator::NonUniformTradeId() {
+  // §5.3 / quirk 9: NURand over every load ordinal; an aborted ordinal becomes the next one.
+  // A draw the loader never wrote (the unused tail of a block, see IsLoadedTradeOrdinal) is
+  // drawn again: the frame would not find it.
+  for (;;) {
+    const int64_t ordinal = SkipAbortedTradeOrdinal(
+        rng_.NURand(1, MaxInitialTradeOrdinal(sizing_), kTradeIdA, kTradeIdBitShift));
+    if (IsLoadedTradeOrdinal(sizing_, ordinal)) return TradeIdFromOrdinal(ordinal);
+  }
+}
+
+void InputGenerator::FillTradeIds(std::vector<int64_t>& ids) {
+  // Sizing::Validate() leaves at least 28 loaded trades per LU, so 20 distinct ids exist.
+  ids.reserve(kMaxTrades);
+  while (ids.size() < static_cast<size_t>(kMaxTrades)) {
+    const int64_t id = NonUniformTradeId();
+    if (std::find(ids.begin(), ids.end(), id) == ids.end()) ids.push_back(id);
+  }
+}
+
+int64_t InputGenerator::StartTradeMicros(int64_t back_off_ms) {
+  // A work-time offset from the start of initial trading, NURand-skewed (§3.2, quirk 5), at
+  // least `back_off_ms` before the end of the initial trades so the window holds trades.
+  const int64_t latest = std::max<int64_t>(1, initial_trade_ms_ - back_off_ms);
+  return WorkTimeToTimestamp(rng_.NURand(1, latest, kStartTimeA, kStartTimeShift)).micros;
+}
+
+int64_t InputGenerator::UniformSecurity() { return rng_.Int64Range(0, sizing_.Securities() - 1); }
+
+// --- the mix transactions ---
+
+pb::BrokerVolumeInput InputGenerator::BrokerVolume() {
+  const int64_t brokers = sizing_.Brokers();
+  const auto length =
+      static_cast<int>(std::min<int64_t>(rng_.IntRange(kBrokerListMin, kBrokerListMax), brokers));
+  // Floyd's sampling: `length` distinct broker indexes, every subset equally likely, exactly
+  // `length` draws.
+  std::array<int64_t, kBrokerListMax> chosen{};
+  const auto begin = chosen.begin();
+  auto end = begin;
+  for (int64_t j = brokers - length; j < brokers; ++j) {
+    const int64_t t = rng_.Int64Range(0, j);
+    const bool taken = std::find(begin, end, t) != end;
+    *end = taken ? j : t;
+    ++end;
+  }
+  pb::BrokerVolumeInput in;
+  in.broker_list.reserve(static_cast<size_t>(length));
+  for (auto it = begin; it != end; ++it) {
+    in.broker_list.push_back(FullNameWithInitial(BrokerPersonId(BrokerId(*it))));
+  }
+  in.sector_name = Sectors()[static_cast<size_t>(rng_.IntRange(0, kSectorCount - 1))].name;
+  return in;
+}
+
+pb::CustomerPositionInput InputGenerator::CustomerPosition() {
+  const int64_t c_id = customers_.Select(rng_);
+  pb::CustomerPositionInput in;
+  if (rng_.Percent(kByTaxIdPercent)) {
+    in.cust_id = 0;
+    in.tax_id = TaxId(c_id);
+  } else {
+    in.cust_id = c_id;
+  }
+  in.get_history = rng_.Percent(kGetHistoryPercent);
+  in.acct_id_idx = rng_.IntRange(0, model_.AccountCount(c_id) - 1);
+  return in;
+}
+
+pb::MarketWatchInput InputGenerator::MarketWatch() {
+  pb::MarketWatchInput in;
+  const int mode = rng_.IntRange(1, 100);
+  if (mode <= kWatchIndustryUpTo) {
+    in.industry_name = Industries()[static_cast<size_t>(rng_.IntRange(0, kIndustryCount - 1))].name;
+    const int64_t companies = sizing_.Companies();
+    if (companies <= kIndustryWindowCompanies) {
+      in.starting_co_id = CompanyId(0);
+      in.ending_co_id = CompanyId(companies - 1);
+    } else {
+      in.starting_co_id = CompanyId(rng_.Int64Range(0, companies - kIndustryWindowCompanies));
+      in.ending_co_id = in.starting_co_id + kIndustryWindowCompanies - 1;
+    }
+  } else if (mode <= kWatchListUpTo) {
+    in.cust_id = customers_.Select(rng_);
+  } else {
+    in.acct_id = AccountOf(customers_.Select(rng_));
+  }
+  const int64_t week = rng_.NURand(0, kWeekMax, kWeekA, 0) + kFirstWeek;
+  const int point = rng_.IntRange(1, 100);
+  int weekday = 0;
+  while (point > kWeekdayUpTo[static_cast<size_t>(weekday)]) ++weekday;
+  in.start_date = AddDays(DailyMarketBaseDate(), 7 * week + weekday).days;
+  return in;
+}
+
+pb::SecurityDetailInput InputGenerator::SecurityDetail() {
+  pb::SecurityDetailInput in;
+  in.symbol = Market(sizing_).Symbol(UniformSecurity());
+  in.access_lob_flag = rng_.Percent(kAccessLobPercent);
+  in.max_rows_to_return = rng_.IntRange(kDayRowsMin, kDayRowsMax);
+  // Quirk 4: we follow the spec's prose, a trading day from 2000-01-03 up to max_rows trading
+  // days before the last DAILY_MARKET row, so the frame always finds max_rows rows.
+  in.start_day = AddBusinessDays(DailyMarketBaseDate(),
+                                 rng_.IntRange(0, kDailyMarketDays - in.max_rows_to_return))
+                     .days;
+  return in;
+}
+
+pb::TradeLookupInput InputGenerator::TradeLookup() {
+  pb::TradeLookupInput in;
+  const int point = rng_.IntRange(1, 100);
+  if (point <= kLookupFrame1UpTo) {
+    in.frame = 1;
+    in.max_trades = kMaxTrades;
+    FillTradeIds(in.trade_ids);
+  } else if (point <= kLookupFrame2UpTo) {
+    in.frame = 2;
+    in.max_trades = kMaxTrades;
+    in.acct_id = AccountOf(customers_.Select(rng_));
+    in.start_trade_dts = StartTradeMicros(kLookupFrame2BackOffMs);
+    in.end_trade_dts = end_of_initial_trades_;
+  } else if (point <= kLookupFrame3UpTo) {
+    in.frame = 3;
+    in.max_trades = kMaxTrades;
+    in.symbol = Market(sizing_).Symbol(UniformSecurity());
+    in.start_trade_dts = StartTradeMicros(kLookupFrame3BackOffMs);
+    in.end_trade_dts = end_of_initial_trades_;
+    in.max_acct_id = max_acct_id_;
+  } else {
+    in.frame = 4;
+    in.acct_id = AccountOf(customers_.Select(rng_));
+    in.start_trade_dts = StartTradeMicros(kLookupFrame4BackOffMs);
+  }
+  return in;
+}
+
+pb::TradeOrderInput InputGenerator::TradeOrder() {
+  const Market market(sizing_);
+  pb::TradeOrderInput in;
+  const int64_t c_id = customers_.Select(rng_);
+  in.acct_id = AccountOf(c_id);
+  const AccountBasket basket = BasketOf(model_, in.acct_id);
+  const int64_t security =
+      basket.securities[static_cast<size_t>(rng_.IntRange(0, basket.size - 1))];
+
+  // The owner, or (for a quarter of the accounts that have extra executors) the extra person:
+  // the only one if one, the second if two. Either way a person the account permits (F2).
+  int64_t executor = c_id;
+  const AccountExecutors extra = ExtraExecutorsOf(in.acct_id);
+  if (extra.count > 0 && !rng_.Percent(kExecIsOwnerPercent)) {
+    executor = extra.persons[static_cast<size_t>(extra.count - 1)];
+  }
+  in.exec_f_name = FirstName(executor);
+  in.exec_l_name = LastName(executor);
+  in.exec_tax_id = TaxId(executor);
+
+  if (rng_.Percent(kByCompanyNamePercent)) {
+    in.co_name = market.CompanyName(market.SecurityCompany(security));
+    in.issue = IssueName(market.SecurityIssue(security));
+  } else {
+    in.symbol = market.Symbol(security);
+  }
+
+  in.trade_qty = kTradeQuantities[static_cast<size_t>(rng_.IntRange(0, 3))];
+  // Drawn for every order as EGen does; Trade-Order F3 replaces it with the market price for
+  // market orders.
+  in.requested_price = rng_.Int64Range(kPriceLowCents, kPriceHighCents);
+  const bool is_market = rng_.Percent(kMarketPercent);
+  const bool is_buy = rng_.Percent(kBuyPercent);
+  if (is_market) {
+    in.trade_type_id = is_buy ? "TMB" : "TMS";
+  } else if (is_buy) {
+    in.trade_type_id = "TLB";
+  } else {
+    in.trade_type_id = rng_.Percent(kStopLossPercent) ? "TSL" : "TLS";
+  }
+  in.type_is_margin = is_buy && rng_.Percent(kMarginPercent);
+  in.is_lifo = rng_.Percent(kLifoPercent);
+  in.roll_it_back = rng_.IntRange(1, kRollBackRange) <= 1;
+  in.st_pending_id = kPending;
+  in.st_submitted_id = kSubmitted;
+  return in;
+}
+
+pb::TradeStatusInput InputGenerator::TradeStatus() {
+  pb::TradeStatusInput in;
+  in.acct_id = AccountOf(customers_.Select(rng_));
+  return in;
+}
+
+pb::TradeUpdateInput InputGenerator::TradeUpdate() {
+  pb::TradeUpdateInput in;
+  in.max_trades = kMaxTrades;
+  in.max_updates = kMaxTrades;
+  const int point = rng_.IntRange(1, 100);
+  if (point <= kUpdateFrame1UpTo) {
+    in.frame = 1;
+    FillTradeIds(in.trade_ids);
+  } else if (point <= kUpdateFrame2UpTo) {
+    in.frame = 2;
+    in.acct_id = AccountOf(customers_.Select(rng_));
+    in.start_trade_dts = StartTradeMicros(kUpdateFrame2BackOffMs);
+    in.end_trade_dts = end_of_initial_trades_;
+  } else {
+    in.frame = 3;
+    in.symbol = Market(sizing_).Symbol(UniformSecurity());
+    in.start_trade_dts = StartTradeMicros(kUpdateFrame3BackOffMs);
+    in.end_trade_dts = end_of_initial_trades_;
+    in.max_acct_id = max_acct_id_;
+  }
+  return in;
+}
+
+// --- timer-driven ---
+
+pb::DataMaintenanceInput InputGenerator::DataMaintenance(pb::MaintenanceTable table) {
+  using T = pb::MaintenanceTable;
+  pb::DataMaintenanceInput in;
+  in.table = table;
+  const auto uniform_company = [&] {
+    return CompanyId(rng_.Int64Range(0, sizing_.Companies() - 1));
+  };
+  switch (table) {
+    case T::kAccountPermission:
+      // Not a customer-initiated transaction: the whole range even for a partitioned CE.
+      in.acct_id = AccountOf(all_customers_.Select(rng_));
+      break;
+    case T::kAddress:
+      if (rng_.Percent(kAddressOfCustomerPercent)) {
+        in.c_id = all_customers_.SelectUniform(rng_);
+      } else {
+        in.co_id = uniform_company();
+      }
+      break;
+    case T::kCompany:
+    case T::kFinancial:
+    case T::kNewsItem:
+      in.co_id = uniform_company();
+      break;
+    case T::kCustomer:
+    case T::kCustomerTaxrate:
+    case T::kWatchItem:
+      in.c_id = all_customers_.SelectUniform(rng_);
+      break;
+    case T::kDailyMarket:
+      in.symbol = Market(sizing_).Symbol(UniformSecurity());
+      in.day_of_month = rng_.IntRange(1, 31);
+      in.vol_incr = rng_.IntRange(kVolumeIncrementMin, kVolumeIncrementMax);
+      if (in.vol_incr == 0) in.vol_incr = kVolumeIncrementForZero;
+      break;
+    case T::kExchange:
+      break;
+    case T::kSecurity:
+      in.symbol = Market(sizing_).Symbol(UniformSecurity());
+      break;
+    case T::kTaxrate: {
+      const auto rates = TaxRates().OfDivision(rng_.IntRange(0, kDivisionCount - 1));
+      in.tx_id =
+          rates[static_cast<size_t>(rng_.IntRange(0, static_cast<int>(rates.size()) - 1))].id;
+      break;
+    }
+  }
+  return in;
+}
+
+pb::TradeCleanupInput InputGenerator::TradeCleanup() const {
+  pb::TradeCleanupInput in;
+  in.st_canceled_id = kCanceled;
+  in.st_pending_id = kPending;
+  in.st_submitted_id = kSubmitted;
+  in.start_trade_id = TradeCleanupStartId(sizing_);
+  return in;
+}
+
+}  // namespace bb::workload

@@ -1,0 +1,112 @@
+// InputGenerator: the inputs of every transaction the Customer Emulator sends (reference §5.3,
+// spec clause 6.4.1, with the EGen rules the reference records): the eight mix transactions,
+// Data-Maintenance and Trade-Cleanup, filled into the protocol's input structs.
+//
+// The driver must not read the database (4.4.1), so everything a generated input names is
+// derived from the deterministic world of common/workload, exactly as the loader wrote it:
+//  * customers, their tiers and accounts (CustomerSelector, CustomerModel, ids.h);
+//  * tax ids, names of owners and of the extra executors of ACCOUNT_PERMISSION (person.h,
+//    the account's permission draws);
+//  * the security basket of an account (the holdings Trade-Order trades from), symbols,
+//    company names and issues (Market), sectors and industries, division tax rates;
+//  * broker names, rebuilt from B_ID as the loader builds B_NAME;
+//  * the loaded trade ids (the per-LU ordinal blocks, the aborted ordinals) and the time span
+//    of the initial trades (calendar.h).
+// Nothing here depends on what happened during a run (new trades, Data-Maintenance's changes),
+// which the spec's inputs never need.
+//
+// Allocation: a call allocates only the strings and vectors of the struct it returns.
+//
+// Ownership and thread-safety: a value holding a Sizing, its customer selectors and its own
+// generator; copy it freely; use one per emulated user or per thread, never one from two
+// threads at once. The same sizing, seed and partition give the same inputs.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <vector>
+
+#include "common/protocol/transactions.h"
+#include "common/util/status.h"
+#include "common/workload/customer.h"
+#include "common/workload/customer_selection.h"
+#include "common/workload/random.h"
+#include "common/workload/sizing.h"
+
+namespace bb::workload {
+
+// A seed for stream `stream` of a run (a user's deck, a user's inputs, the DM thread...):
+// the run's seed skipped by stream × 2^40 draws, so no two streams of a run ever overlap.
+RngSeed StreamSeed(RngSeed run_seed, uint64_t stream);
+
+// True when the loader wrote a TRADE row with this ordinal: the first TradesPerLoadUnit()
+// ordinals of each LU's block that are not aborted (≡ 51 mod 101). The tail of a block stays
+// unused when the block holds more than that (only for scale factors that make
+// TradesPerLoadUnit() not a multiple of 100).
+bool IsLoadedTradeOrdinal(const Sizing& sizing, int64_t ordinal);
+
+// Allocation-free twins of CustomerModel::Basket and the extra executors of
+// CustomerModel::AccountPermissions for the hot path. They make the same draws in the same
+// order (inputs_test checks that they agree with CustomerModel).
+struct AccountBasket {
+  std::array<int64_t, kMaxBasketSize> securities{};  // security indexes, first `size` used
+  int size = 0;
+};
+AccountBasket BasketOf(const CustomerModel& model, int64_t ca_id);
+
+struct AccountExecutors {
+  std::array<int64_t, 2> persons{};  // the "0001" row's person, then the "0011" row's
+  int count = 0;                     // 0, 1 or 2 (as AdditionalPermissionCount)
+};
+AccountExecutors ExtraExecutorsOf(int64_t ca_id);
+
+class InputGenerator {
+ public:
+  // Draws customers from the whole configured range.
+  InputGenerator(const Sizing& sizing, RngSeed seed);
+  // Draws customers with `selector` (CustomerSelector::ForPartition for a CE that owns a
+  // partition, §5.4), which must be made for the same sizing. Data-Maintenance always draws
+  // from the whole range.
+  InputGenerator(const Sizing& sizing, RngSeed seed, const CustomerSelector& selector);
+  // A generator for a CE that owns `count` customers from customer ordinal `first_ordinal`
+  // (1-based); the error names the option at fault.
+  static Result<InputGenerator> ForPartition(const Sizing& sizing, RngSeed seed,
+                                             int64_t first_ordinal, int64_t count);
+
+  const Sizing& sizing() const { return sizing_; }
+  const CustomerSelector& selector() const { return customers_; }
+
+  // --- the eight mix transactions (§5.3) ---
+  protocol::BrokerVolumeInput BrokerVolume();
+  protocol::CustomerPositionInput CustomerPosition();
+  protocol::MarketWatchInput MarketWatch();
+  protocol::SecurityDetailInput SecurityDetail();
+  protocol::TradeLookupInput TradeLookup();
+  protocol::TradeOrderInput TradeOrder();
+  protocol::TradeStatusInput TradeStatus();
+  protocol::TradeUpdateInput TradeUpdate();
+
+  // --- timer-driven ---
+  // The caller owns the rotation of tables (§4.11); this fills the inputs that table needs.
+  protocol::DataMaintenanceInput DataMaintenance(protocol::MaintenanceTable table);
+  // The run's Trade-Cleanup (§4.12): no random draw.
+  protocol::TradeCleanupInput TradeCleanup() const;
+
+ private:
+  int64_t AccountOf(int64_t c_id);
+  int64_t NonUniformTradeId();
+  void FillTradeIds(std::vector<int64_t>& ids);
+  int64_t StartTradeMicros(int64_t back_off_ms);
+  int64_t UniformSecurity();
+
+  Sizing sizing_;
+  CustomerModel model_;
+  CustomerSelector customers_;      // the CE's customers (maybe a partition)
+  CustomerSelector all_customers_;  // Data-Maintenance's
+  Random rng_;
+  int64_t initial_trade_ms_;       // ITD business days of work time in ms
+  int64_t end_of_initial_trades_;  // µs, EndOfInitialTradesForInputs
+  int64_t max_acct_id_;            // TL/TU frame 3's max_acct_id
+};
+
+}  // namespace bb::workload
