@@ -203,14 +203,17 @@ const std::set<std::string> kForeignKeys = {
     "watch_list(wl_c_id) -> customer(c_id)",
 };
 
-// Secondary indexes as "table(columns)" (reference §1.7).
+// Secondary indexes as "table(columns)" (reference §1.7, plus the two lookups by customer and
+// by company that the frames make: customer_taxrate and news_xref).
 const std::set<std::string> kIndexes = {
     "company(co_name)",
     "customer(c_tax_id)",
     "customer_account(ca_c_id)",
+    "customer_taxrate(cx_c_id)",
     "daily_market(dm_s_symb, dm_date)",
     "holding(h_ca_id, h_s_symb, h_dts)",
     "holding_history(hh_t_id)",
+    "news_xref(nx_co_id)",
     "security(s_co_id, s_issue)",
     "trade(t_ca_id, t_dts)",
     "trade(t_s_symb, t_dts)",

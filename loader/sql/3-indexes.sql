@@ -16,3 +16,8 @@ CREATE INDEX i_s_co_id_issue ON security (s_co_id, s_issue);
 -- Trade-Order frame 3 and Trade-Result frame 2 walk an account's lots of one symbol by date.
 CREATE INDEX i_h_ca_id_s_symb_dts ON holding (h_ca_id, h_s_symb, h_dts);
 CREATE INDEX i_hh_t_id ON holding_history (hh_t_id);
+-- Trade-Order frame 3 and Trade-Result frame 3 read a customer's tax rates; the primary key
+-- starts with the rate, not the customer.
+CREATE INDEX i_cx_c_id ON customer_taxrate (cx_c_id);
+-- Security-Detail and Data-Maintenance read a company's news; the key starts with the item.
+CREATE INDEX i_nx_co_id ON news_xref (nx_co_id);
