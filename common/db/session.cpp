@@ -254,6 +254,8 @@ Status Session::Reconnect() {
   return Status::Ok();
 }
 
+bool Session::connected() const { return impl_->conn != nullptr && impl_->conn->is_open(); }
+
 TxnOutcome Session::Run(Isolation isolation, int max_retries,
                         const std::function<Finish(Transaction&)>& body) {
   static constexpr const char* kBegin[] = {

@@ -127,6 +127,8 @@ class Session {
 
   // Opens a new connection and prepares the statements again, after kConnectionLost.
   Status Reconnect();
+  // False after a lost connection, until Reconnect succeeds.
+  bool connected() const;
 
   struct Impl;
 

@@ -1,0 +1,58 @@
+#include <chrono>
+
+#include "brokerage_house/frame_runner.h"
+#include "brokerage_house/handler.h"
+#include "common/db/session.h"
+
+namespace bb::bh {
+
+namespace pr = protocol;
+
+namespace {
+
+// Runs the frames; reconnects a lost session before the next request, at most once a second,
+// so a database restart costs errors (counted) and not a crash or a stuck worker.
+class DatabaseHandler : public Handler {
+ public:
+  DatabaseHandler(std::unique_ptr<db::Session> session, int max_retries)
+      : session_(std::move(session)), runner_(*session_, FrameOptions{max_retries}) {}
+
+  void Handle(const pr::Message& request, HandlerResult& out) override {
+    out.to_market.clear();
+    if (!session_->connected()) {
+      auto now = std::chrono::steady_clock::now();
+      if (now - last_reconnect_ >= std::chrono::seconds(1)) {
+        last_reconnect_ = now;
+        (void)session_->Reconnect();  // on failure, Run below reports the lost connection
+      }
+    }
+    std::visit(
+        [&](const auto& in) {
+          if constexpr (requires { runner_.Run(in, out.to_market); }) {
+            out.reply = runner_.Run(in, out.to_market);
+          } else if constexpr (requires { runner_.Run(in); }) {
+            out.reply = runner_.Run(in);
+          } else {
+            out.reply.emplace<pr::ErrorReply>(pr::ErrorCode::kUnexpectedMessage,
+                                              "not a transaction request");
+          }
+        },
+        request);
+  }
+
+ private:
+  std::unique_ptr<db::Session> session_;
+  FrameRunner runner_;
+  std::chrono::steady_clock::time_point last_reconnect_{};
+};
+
+}  // namespace
+
+Result<std::unique_ptr<Handler>> MakeDatabaseHandler(const std::string& conninfo, int max_retries) {
+  auto session = db::Session::Open(conninfo, FrameRunner::Statements());
+  if (!session.ok()) return session.status();
+  return std::unique_ptr<Handler>(
+      std::make_unique<DatabaseHandler>(std::move(session).value(), max_retries));
+}
+
+}  // namespace bb::bh

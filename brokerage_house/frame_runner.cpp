@@ -1,0 +1,58 @@
+#include "brokerage_house/frame_runner.h"
+
+#include <algorithm>
+#include <array>
+
+#include <fmt/format.h>
+
+#include "brokerage_house/frames/statements.h"
+
+namespace bb::bh {
+
+protocol::ReplyStatus MakeReplyStatus(const db::TxnOutcome& outcome, int32_t spec_status,
+                                      bool intended_rollback) {
+  using protocol::Outcome;
+  protocol::ReplyStatus status;
+  status.spec_status = spec_status;
+  status.retries = static_cast<uint32_t>(outcome.retries);
+  switch (outcome.end) {
+    case db::TxnEnd::kCommitted:
+      status.outcome = spec_status > 0   ? Outcome::kWarning
+                       : spec_status < 0 ? Outcome::kInvalid
+                                         : Outcome::kOk;
+      break;
+    case db::TxnEnd::kRolledBack:
+      status.outcome = intended_rollback ? Outcome::kRollback
+                       : spec_status > 0 ? Outcome::kWarning
+                                         : Outcome::kInvalid;
+      break;
+    case db::TxnEnd::kRetryExhausted:
+      status.outcome = Outcome::kRetryExhausted;
+      break;
+    case db::TxnEnd::kDbError:
+    case db::TxnEnd::kConnectionLost:
+      status.outcome = Outcome::kDbError;
+      break;
+  }
+  if (outcome.end == db::TxnEnd::kRetryExhausted || outcome.end == db::TxnEnd::kDbError ||
+      outcome.end == db::TxnEnd::kConnectionLost) {
+    std::string detail =
+        outcome.end == db::TxnEnd::kConnectionLost
+            ? fmt::format("connection lost: {}", outcome.message)
+            : fmt::format("{} {}", outcome.sqlstate.empty() ? "-----" : outcome.sqlstate,
+                          outcome.message);
+    status.detail = detail.substr(0, protocol::width::kDetail);
+  }
+  return status;
+}
+
+std::span<const db::PreparedStatement> FrameRunner::Statements() {
+  static const std::vector<db::PreparedStatement> all = [] {
+    std::vector<db::PreparedStatement> v;
+    for (auto group : frames::AllStatementGroups()) v.insert(v.end(), group.begin(), group.end());
+    return v;
+  }();
+  return all;
+}
+
+}  // namespace bb::bh

@@ -1,0 +1,112 @@
+// Market-Feed (spec 3.3.3, reference §4.3): the market exchange reports a batch of ticker
+// entries. For each, LAST_TRADE takes the new price and volume, and the pending limit orders
+// of that symbol that the price triggers (stop-loss and limit-buy at or above their limit,
+// limit-sell at or below) are submitted: TRADE to SBMT with a history row, TRADE_REQUEST row
+// deleted. After the commit each triggered order goes back to the market as an order to fill.
+// REPEATABLE READ (L2, reference §4.0).
+//
+// The whole batch is one database transaction (the reference allows one to twenty entries per
+// transaction). Entries are applied in symbol order, keeping the feed's order for repeats of a
+// symbol (so the last price of a symbol wins, as in the feed): concurrent feeds then lock
+// LAST_TRADE rows in the same order and cannot deadlock.
+#include <algorithm>
+#include <array>
+#include <cstdint>
+
+#include "brokerage_house/frame_runner.h"
+#include "brokerage_house/frames/statements.h"
+#include "common/util/clock.h"
+
+namespace bb::bh {
+
+namespace {
+
+// Parameters: symbol, price, quantity, now.
+constexpr db::PreparedStatement kUpdateLastTrade{
+    "mf_f1_update_last_trade",
+    "UPDATE last_trade SET lt_price = $2, lt_vol = lt_vol + $3, lt_dts = $4 "
+    "WHERE lt_s_symb = $1"};
+
+// The requests of the symbol that the price triggers, submitted: request deleted, trade
+// SBMT at now, history row. Parameters: symbol, price, stop-loss type, limit-sell type,
+// limit-buy type, now, submitted status. Returns the submitted requests.
+constexpr db::PreparedStatement kSubmitTriggered{
+    "mf_f1_submit_triggered",
+    "WITH r AS (DELETE FROM trade_request WHERE tr_s_symb = $1 AND ((tr_tt_id = $3 AND "
+    "tr_bid_price >= $2) OR (tr_tt_id = $4 AND tr_bid_price <= $2) OR (tr_tt_id = $5 AND "
+    "tr_bid_price >= $2)) RETURNING tr_t_id, tr_bid_price, tr_tt_id, tr_qty), t AS (UPDATE "
+    "trade SET t_dts = $6, t_st_id = $7 FROM r WHERE t_id = r.tr_t_id), h AS (INSERT INTO "
+    "trade_history (th_t_id, th_dts, th_st_id) SELECT tr_t_id, $6::timestamp, $7::varchar "
+    "FROM r) SELECT tr_t_id, tr_bid_price, tr_tt_id, tr_qty FROM r ORDER BY tr_t_id"};
+
+constexpr db::PreparedStatement kStatements[] = {kUpdateLastTrade, kSubmitTriggered};
+
+// Harness status code (3.3.3.5): fewer LAST_TRADE rows updated than distinct symbols sent.
+constexpr int32_t kTooFewUpdated = -311;
+
+}  // namespace
+
+std::span<const db::PreparedStatement> frames::MarketFeedStatements() { return kStatements; }
+
+protocol::MarketFeedOutput FrameRunner::Run(const protocol::MarketFeedInput& in,
+                                            std::vector<protocol::MarketTradeRequest>& to_market) {
+  protocol::MarketFeedOutput out;
+  int32_t status = 0;
+  if (in.entries.size() > protocol::kMaxFeedEntries) {
+    // The protocol refuses such a feed; a caller that builds one itself gets this.
+    out.status.spec_status = kTooFewUpdated;
+    out.status.outcome = protocol::Outcome::kInvalid;
+    out.status.detail = "more ticker entries than max_feed_len (20)";
+    return out;
+  }
+  std::array<uint8_t, protocol::kMaxFeedEntries> order{};
+  const auto count = static_cast<uint8_t>(in.entries.size());
+  for (uint8_t i = 0; i < count; ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.begin() + count, [&](uint8_t a, uint8_t b) {
+    return in.entries[a].symbol < in.entries[b].symbol;
+  });
+
+  // Triggered orders go straight to the end of to_market; an attempt that does not commit
+  // takes its own back off again, so only committed ones remain.
+  const std::size_t mark = to_market.size();
+  const db::TxnOutcome outcome =
+      session_.Run(db::Isolation::kRepeatableRead, options_.max_retries, [&](db::Transaction& tx) {
+        out = {};
+        status = 0;
+        to_market.resize(mark);
+        const db::Param now = db::Param::Timestamp(WallMicros());
+        for (uint8_t k = 0; k < count; ++k) {
+          const protocol::TickerEntry& entry = in.entries[order[k]];
+          const db::Param price = db::Param::Cents(entry.price_quote);
+          out.num_updated += static_cast<int32_t>(
+              tx.Exec(kUpdateLastTrade.name, {entry.symbol, price, entry.trade_qty, now})
+                  .affected_rows());
+          const db::QueryResult triggered = tx.Exec(
+              kSubmitTriggered.name, {entry.symbol, price, in.type_stop_loss, in.type_limit_sell,
+                                      in.type_limit_buy, now, in.status_submitted});
+          for (std::size_t i = 0; i < triggered.size(); ++i) {
+            protocol::MarketTradeRequest& request = to_market.emplace_back();
+            request.trade_id = triggered.Int(i, 0);
+            request.symbol = entry.symbol;
+            request.price = triggered.Cents(i, 1);
+            request.trade_type_id.assign(triggered.Text(i, 2));
+            request.trade_qty = static_cast<int32_t>(triggered.Int(i, 3));
+            request.action = protocol::MarketAction::kProcessOrder;
+          }
+        }
+        if (out.num_updated < in.unique_symbols) {
+          status = kTooFewUpdated;
+          return db::Finish::kRollback;
+        }
+        out.send_len = static_cast<int32_t>(to_market.size() - mark);
+        return db::Finish::kCommit;
+      });
+  out.status = MakeReplyStatus(outcome, status);
+  if (outcome.end != db::TxnEnd::kCommitted) {
+    to_market.resize(mark);
+    out.send_len = 0;
+  }
+  return out;
+}
+
+}  // namespace bb::bh

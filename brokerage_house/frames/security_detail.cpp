@@ -1,0 +1,231 @@
+// Security-Detail (reference §4.5, spec clause 3.3.5): everything about one security: the
+// security, its company and exchange with their addresses, up to 3 competitors, 20 quarters of
+// financials, max_rows_to_return days of market data from start_day, the last trade, and the
+// company's 2 news items (the full item when access_lob_flag is set, else headline and
+// summary). Read-only, one frame, READ COMMITTED (§4.0, isolation level L1).
+#include <algorithm>
+#include <string>
+#include <string_view>
+
+#include "brokerage_house/frame_runner.h"
+#include "brokerage_house/frames/statements.h"
+
+namespace bb::bh {
+namespace {
+
+constexpr std::string_view kSecurity = "sd_f1_security";
+constexpr std::string_view kCompetitors = "sd_f1_competitors";
+constexpr std::string_view kFinancials = "sd_f1_financials";
+constexpr std::string_view kDays = "sd_f1_days";
+constexpr std::string_view kLastTrade = "sd_f1_last_trade";
+constexpr std::string_view kNewsItems = "sd_f1_news_items";
+constexpr std::string_view kNewsHeadlines = "sd_f1_news_headlines";
+
+// kDays and kLastTrade depend only on the input; kCompetitors, kFinancials and the news depend
+// on the company id that kSecurity returns. Each group is a candidate for pipelining.
+//
+// The spec orders financials by year and quarter and days by date; it gives no order for
+// competitors and news, so they come in primary-key order (competitors) or as stored (news).
+// Days: DM_DATE >= start_day, so a start_day on a weekend still yields max_rows rows (§7 quirk 4).
+constexpr db::PreparedStatement kStatements[] = {
+    {kSecurity, R"sql(
+SELECT s_name, co_id, co_name, co_sp_rate, co_ceo, co_desc, co_open_date, co_st_id,
+       ca.ad_line1, ca.ad_line2, zca.zc_town, zca.zc_div, ca.ad_zc_code, ca.ad_ctry,
+       s_num_out, s_start_date, s_exch_date, s_pe, s_52wk_high, s_52wk_high_date,
+       s_52wk_low, s_52wk_low_date, s_dividend, s_yield,
+       ex_name, ex_desc, ex_open, ex_close, ex_num_symb,
+       ea.ad_line1, ea.ad_line2, zea.zc_town, zea.zc_div, ea.ad_zc_code, ea.ad_ctry
+FROM security
+JOIN company ON co_id = s_co_id
+JOIN address AS ca ON ca.ad_id = co_ad_id
+JOIN zip_code AS zca ON zca.zc_code = ca.ad_zc_code
+JOIN exchange ON ex_id = s_ex_id
+JOIN address AS ea ON ea.ad_id = ex_ad_id
+JOIN zip_code AS zea ON zea.zc_code = ea.ad_zc_code
+WHERE s_symb = $1)sql"},
+    {kCompetitors, R"sql(
+SELECT co_name, in_name
+FROM company_competitor
+JOIN company ON co_id = cp_comp_co_id
+JOIN industry ON in_id = cp_in_id
+WHERE cp_co_id = $1
+ORDER BY cp_comp_co_id, cp_in_id
+LIMIT 3)sql"},
+    {kFinancials, R"sql(
+SELECT fi_year, fi_qtr, fi_qtr_start_date, fi_revenue, fi_net_earn, fi_basic_eps,
+       fi_dilut_eps, fi_margin, fi_inventory, fi_assets, fi_liability, fi_out_basic,
+       fi_out_dilut
+FROM financial
+WHERE fi_co_id = $1
+ORDER BY fi_year, fi_qtr
+LIMIT 20)sql"},
+    {kDays, R"sql(
+SELECT dm_date, dm_close, dm_high, dm_low, dm_vol
+FROM daily_market
+WHERE dm_s_symb = $1 AND dm_date >= $2
+ORDER BY dm_date
+LIMIT $3)sql"},
+    {kLastTrade, "SELECT lt_price, lt_open_price, lt_vol FROM last_trade WHERE lt_s_symb = $1"},
+    {kNewsItems, R"sql(
+SELECT ni_item, ni_dts, ni_source, ni_author
+FROM news_xref
+JOIN news_item ON ni_id = nx_ni_id
+WHERE nx_co_id = $1
+LIMIT 2)sql"},
+    {kNewsHeadlines, R"sql(
+SELECT ni_dts, ni_source, ni_author, ni_headline, ni_summary
+FROM news_xref
+JOIN news_item ON ni_id = nx_ni_id
+WHERE nx_co_id = $1
+LIMIT 2)sql"},
+};
+
+int HexDigit(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return 0;
+}
+
+// NI_ITEM is BYTEA, which arrives in PostgreSQL's hex output format ("\x4a6f..."). At most
+// `limit` bytes are kept (the protocol's width of the field, which is the column's).
+std::string DecodeBytea(std::string_view text, std::size_t limit) {
+  if (text.size() >= 2 && text[0] == '\\' && text[1] == 'x') text.remove_prefix(2);
+  std::string bytes;
+  bytes.reserve(std::min(text.size() / 2, limit));
+  for (std::size_t i = 0; i + 1 < text.size() && bytes.size() < limit; i += 2) {
+    bytes += static_cast<char>(HexDigit(text[i]) * 16 + HexDigit(text[i + 1]));
+  }
+  return bytes;
+}
+
+protocol::PostalAddress ReadAddress(const db::QueryResult& row, int first) {
+  return {std::string(row.Text(0, first)),     std::string(row.Text(0, first + 1)),
+          std::string(row.Text(0, first + 2)), std::string(row.Text(0, first + 3)),
+          std::string(row.Text(0, first + 4)), std::string(row.Text(0, first + 5))};
+}
+
+}  // namespace
+
+std::span<const db::PreparedStatement> frames::SecurityDetailStatements() { return kStatements; }
+
+protocol::SecurityDetailOutput FrameRunner::Run(const protocol::SecurityDetailInput& in) {
+  protocol::SecurityDetailOutput out;
+  int32_t status = 0;
+  // The spec range of max_rows_to_return is 5..20; asking for more than kMaxDayRows returns
+  // kMaxDayRows, so the reply never exceeds the protocol's limit.
+  const int32_t day_limit = std::clamp<int32_t>(in.max_rows_to_return, 0, protocol::kMaxDayRows);
+  const db::TxnOutcome outcome =
+      session_.Run(db::Isolation::kReadCommitted, options_.max_retries, [&](db::Transaction& tx) {
+        out = {};
+        status = 0;
+        const db::QueryResult s = tx.Exec(kSecurity, {in.symbol});
+        if (s.empty()) {
+          // An unknown symbol has no market data: day_len is 0, which the harness check
+          // below would reject first.
+          status = -511;
+          return db::Finish::kRollback;
+        }
+        out.s_name = s.Text(0, 0);
+        const int64_t co_id = s.Int(0, 1);
+        out.co_name = s.Text(0, 2);
+        out.sp_rate = s.Text(0, 3);
+        out.ceo_name = s.Text(0, 4);
+        out.co_desc = s.Text(0, 5);
+        out.open_date = s.DateDays(0, 6);
+        out.co_st_id = s.Text(0, 7);
+        out.co_address = ReadAddress(s, 8);
+        out.num_out = s.Int(0, 14);
+        out.start_date = s.DateDays(0, 15);
+        out.exch_date = s.DateDays(0, 16);
+        out.pe_ratio = s.Cents(0, 17);
+        out.wk52_high = s.Cents(0, 18);
+        out.wk52_high_date = s.DateDays(0, 19);
+        out.wk52_low = s.Cents(0, 20);
+        out.wk52_low_date = s.DateDays(0, 21);
+        out.divid = s.Cents(0, 22);
+        out.yield = s.Cents(0, 23);
+        out.ex_name = s.Text(0, 24);
+        out.ex_desc = s.Text(0, 25);
+        out.ex_open = static_cast<int32_t>(s.Int(0, 26));
+        out.ex_close = static_cast<int32_t>(s.Int(0, 27));
+        out.ex_num_symb = static_cast<int32_t>(s.Int(0, 28));
+        out.ex_address = ReadAddress(s, 29);
+
+        const db::QueryResult comp = tx.Exec(kCompetitors, {co_id});
+        out.competitors.reserve(comp.size());
+        for (std::size_t i = 0; i < comp.size(); ++i) {
+          out.competitors.push_back({std::string(comp.Text(i, 0)), std::string(comp.Text(i, 1))});
+        }
+
+        const db::QueryResult fin = tx.Exec(kFinancials, {co_id});
+        out.financials.reserve(fin.size());
+        for (std::size_t i = 0; i < fin.size(); ++i) {
+          out.financials.push_back({
+              .year = static_cast<int32_t>(fin.Int(i, 0)),
+              .qtr = static_cast<int32_t>(fin.Int(i, 1)),
+              .qtr_start_date = fin.DateDays(i, 2),
+              .revenue = fin.Cents(i, 3),
+              .net_earn = fin.Cents(i, 4),
+              .basic_eps = fin.Cents(i, 5),
+              .dilut_eps = fin.Cents(i, 6),
+              .margin = fin.Cents(i, 7),
+              .invent = fin.Cents(i, 8),
+              .assets = fin.Cents(i, 9),
+              .liability = fin.Cents(i, 10),
+              .out_basic = fin.Int(i, 11),
+              .out_dilut = fin.Int(i, 12),
+          });
+        }
+
+        const db::QueryResult days =
+            tx.Exec(kDays, {in.symbol, db::Param::Date(in.start_day), day_limit});
+        out.days.reserve(days.size());
+        for (std::size_t i = 0; i < days.size(); ++i) {
+          out.days.push_back({days.DateDays(i, 0), days.Cents(i, 1), days.Cents(i, 2),
+                              days.Cents(i, 3), days.Int(i, 4)});
+        }
+
+        const db::QueryResult last = tx.Exec(kLastTrade, {in.symbol});
+        if (!last.empty()) {
+          out.last_price = last.Cents(0, 0);
+          out.last_open = last.Cents(0, 1);
+          out.last_vol = last.Int(0, 2);
+        }
+
+        if (in.access_lob_flag) {
+          const db::QueryResult news = tx.Exec(kNewsItems, {co_id});
+          for (std::size_t i = 0; i < news.size(); ++i) {
+            protocol::NewsRow& row = out.news.emplace_back();
+            row.item = DecodeBytea(news.Text(i, 0), protocol::width::kNewsItem);
+            row.dts = news.TimestampMicros(i, 1);
+            row.src = news.Text(i, 2);
+            row.auth = news.Text(i, 3);
+          }
+        } else {
+          const db::QueryResult news = tx.Exec(kNewsHeadlines, {co_id});
+          for (std::size_t i = 0; i < news.size(); ++i) {
+            protocol::NewsRow& row = out.news.emplace_back();
+            row.dts = news.TimestampMicros(i, 0);
+            row.src = news.Text(i, 1);
+            row.auth = news.Text(i, 2);
+            row.headline = news.Text(i, 3);
+            row.summary = news.Text(i, 4);
+          }
+        }
+
+        // Harness checks (3.3.5), in the spec's order.
+        if (out.days.size() < 5 || out.days.size() > protocol::kMaxDayRows) {
+          status = -511;
+        } else if (out.financials.size() != protocol::kMaxFinancials) {
+          status = -512;
+        } else if (out.news.size() != protocol::kMaxNews) {
+          status = -513;
+        }
+        return status < 0 ? db::Finish::kRollback : db::Finish::kCommit;
+      });
+  out.status = MakeReplyStatus(outcome, status);
+  return out;
+}
+
+}  // namespace bb::bh

@@ -1,0 +1,51 @@
+// Trade-Cleanup (spec 3.3.12, reference §4.12): before a run, cancel what an earlier run left
+// unfinished. Every pending limit order (a TRADE_REQUEST row) gets SBMT and CNCL history rows,
+// its trade becomes CNCL and the request is deleted; then every submitted trade from the
+// run-time id range on becomes CNCL with a CNCL history row. One READ COMMITTED transaction
+// (the frame may use several; one keeps it all-or-nothing). Set-based: a statement for each
+// of the two steps.
+#include "brokerage_house/frame_runner.h"
+#include "brokerage_house/frames/statements.h"
+#include "common/util/clock.h"
+
+namespace bb::bh {
+
+namespace {
+
+// Parameters: now, submitted status, canceled status. A history row the trade already has
+// is kept (the primary key allows one per status).
+constexpr db::PreparedStatement kCancelRequests{
+    "tc_cancel_requests",
+    "WITH r AS (DELETE FROM trade_request RETURNING tr_t_id), t AS (UPDATE trade SET t_st_id = "
+    "$3, t_dts = $1 FROM r WHERE t_id = r.tr_t_id), h AS (INSERT INTO trade_history (th_t_id, "
+    "th_dts, th_st_id) SELECT tr_t_id, $1::timestamp, s FROM r CROSS JOIN (VALUES "
+    "($2::varchar), ($3::varchar)) AS v(s) ON CONFLICT DO NOTHING) SELECT count(*) FROM r"};
+
+// Parameters: now, submitted status, canceled status, first run-time trade id.
+constexpr db::PreparedStatement kCancelSubmitted{
+    "tc_cancel_submitted",
+    "WITH t AS (UPDATE trade SET t_st_id = $3, t_dts = $1 WHERE t_id >= $4 AND t_st_id = $2 "
+    "RETURNING t_id) INSERT INTO trade_history (th_t_id, th_dts, th_st_id) SELECT t_id, "
+    "$1::timestamp, $3::varchar FROM t ON CONFLICT DO NOTHING"};
+
+constexpr db::PreparedStatement kStatements[] = {kCancelRequests, kCancelSubmitted};
+
+}  // namespace
+
+std::span<const db::PreparedStatement> frames::TradeCleanupStatements() { return kStatements; }
+
+protocol::TradeCleanupOutput FrameRunner::Run(const protocol::TradeCleanupInput& in) {
+  protocol::TradeCleanupOutput out;
+  const db::TxnOutcome outcome =
+      session_.Run(db::Isolation::kReadCommitted, options_.max_retries, [&](db::Transaction& tx) {
+        const db::Param now = db::Param::Timestamp(WallMicros());
+        tx.Exec(kCancelRequests.name, {now, in.st_submitted_id, in.st_canceled_id});
+        tx.Exec(kCancelSubmitted.name,
+                {now, in.st_submitted_id, in.st_canceled_id, in.start_trade_id});
+        return db::Finish::kCommit;
+      });
+  out.status = MakeReplyStatus(outcome, 0);
+  return out;
+}
+
+}  // namespace bb::bh

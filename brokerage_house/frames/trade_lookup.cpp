@@ -1,0 +1,231 @@
+// Trade-Lookup (reference §4.6, spec clause 3.3.6): historical trade information, by one of four
+// mutually exclusive frames that the input's frame number selects: F1 a list of trade ids,
+// F2 an account's trades in a time window, F3 a symbol's trades in a time window, F4 the holding
+// history of the first trade of an account from a given time. Read-only, READ COMMITTED (§4.0,
+// isolation level L1).
+#include <algorithm>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "brokerage_house/frame_runner.h"
+#include "brokerage_house/frames/statements.h"
+
+namespace bb::bh {
+namespace {
+
+constexpr std::string_view kFrame1 = "tl_f1_trades";
+constexpr std::string_view kFrame2 = "tl_f2_trades";
+constexpr std::string_view kFrame3 = "tl_f3_trades";
+constexpr std::string_view kFrame4 = "tl_f4_holding_history";
+
+// Frames 1-3 return, per trade, the trade's own columns, its SETTLEMENT row, its
+// CASH_TRANSACTION row if it is a cash trade, and its first 3 TRADE_HISTORY rows by TH_DTS. The
+// spec reads these per trade with four selects; here one statement per frame returns one row
+// per history entry (at most 3 per trade), the trade's columns repeated, so a frame costs one
+// round trip. Every frame has the same column layout; a column the frame does not return is a
+// typed NULL and leaves the output field at its default:
+//   0 group key (input position in F1, T_ID otherwise), 1 T_ID, 2 T_CA_ID, 3 T_EXEC_NAME,
+//   4 T_IS_CASH, 5 TT_IS_MRKT, 6 T_BID_PRICE, 7 T_TRADE_PRICE, 8 T_QTY, 9 T_DTS, 10 T_TT_ID,
+//   11 S_NAME, 12 TT_NAME, 13 SE_AMT, 14 SE_CASH_DUE_DATE, 15 SE_CASH_TYPE, 16 CT_AMT,
+//   17 CT_DTS, 18 CT_NAME, 19 TH_DTS, 20 TH_ST_ID.
+// Trade-Update (trade_update.cpp) reads the same layout.
+//
+// F2 and F3 take the first max_trades trades of the window by T_DTS ascending; T_ID breaks ties
+// so that the choice is deterministic. F3's max_acct_id is an engineering hook the spec does
+// not apply, and neither do we.
+constexpr db::PreparedStatement kStatements[] = {
+    {kFrame1, R"sql(
+SELECT ids.pos, t_id, NULL::bigint, t_exec_name, t_is_cash, tt_is_mrkt, t_bid_price,
+       t_trade_price, NULL::integer, NULL::timestamp, NULL::varchar, NULL::varchar,
+       NULL::varchar, se_amt, se_cash_due_date, se_cash_type, ct_amt, ct_dts, ct_name,
+       h.th_dts, h.th_st_id
+FROM unnest($1::bigint[]) WITH ORDINALITY AS ids(id, pos)
+JOIN trade ON t_id = ids.id
+JOIN trade_type ON tt_id = t_tt_id
+LEFT JOIN settlement ON se_t_id = t_id
+LEFT JOIN cash_transaction ON ct_t_id = t_id AND t_is_cash
+LEFT JOIN LATERAL (SELECT th_dts, th_st_id FROM trade_history WHERE th_t_id = t_id
+                   ORDER BY th_dts, th_st_id LIMIT 3) AS h ON true
+ORDER BY ids.pos, h.th_dts, h.th_st_id)sql"},
+    {kFrame2, R"sql(
+SELECT t.t_id, t.t_id, NULL::bigint, t.t_exec_name, t.t_is_cash, NULL::boolean, t.t_bid_price,
+       t.t_trade_price, NULL::integer, t.t_dts, NULL::varchar, NULL::varchar, NULL::varchar,
+       se_amt, se_cash_due_date, se_cash_type, ct_amt, ct_dts, ct_name, h.th_dts, h.th_st_id
+FROM (SELECT t_id, t_exec_name, t_is_cash, t_bid_price, t_trade_price, t_dts
+      FROM trade
+      WHERE t_ca_id = $1 AND t_dts BETWEEN $2 AND $3
+      ORDER BY t_dts, t_id
+      LIMIT $4) AS t
+LEFT JOIN settlement ON se_t_id = t.t_id
+LEFT JOIN cash_transaction ON ct_t_id = t.t_id AND t.t_is_cash
+LEFT JOIN LATERAL (SELECT th_dts, th_st_id FROM trade_history WHERE th_t_id = t.t_id
+                   ORDER BY th_dts, th_st_id LIMIT 3) AS h ON true
+ORDER BY t.t_dts, t.t_id, h.th_dts, h.th_st_id)sql"},
+    {kFrame3, R"sql(
+SELECT t.t_id, t.t_id, t.t_ca_id, t.t_exec_name, t.t_is_cash, NULL::boolean, NULL::numeric,
+       t.t_trade_price, t.t_qty, t.t_dts, t.t_tt_id, NULL::varchar, NULL::varchar,
+       se_amt, se_cash_due_date, se_cash_type, ct_amt, ct_dts, ct_name, h.th_dts, h.th_st_id
+FROM (SELECT t_id, t_ca_id, t_exec_name, t_is_cash, t_trade_price, t_qty, t_dts, t_tt_id
+      FROM trade
+      WHERE t_s_symb = $1 AND t_dts BETWEEN $2 AND $3
+      ORDER BY t_dts, t_id
+      LIMIT $4) AS t
+LEFT JOIN settlement ON se_t_id = t.t_id
+LEFT JOIN cash_transaction ON ct_t_id = t.t_id AND t.t_is_cash
+LEFT JOIN LATERAL (SELECT th_dts, th_st_id FROM trade_history WHERE th_t_id = t.t_id
+                   ORDER BY th_dts, th_st_id LIMIT 3) AS h ON true
+ORDER BY t.t_dts, t.t_id, h.th_dts, h.th_st_id)sql"},
+    // F4: the first trade of the account at or after the start time, then up to 20
+    // HOLDING_HISTORY rows of every lot that trade touched (HH_H_T_ID among the lots of the
+    // rows with HH_T_ID = that trade). No row: no trade found; one row with NULL history
+    // columns: a trade without holding history.
+    {kFrame4, R"sql(
+SELECT t.t_id, hh.hh_h_t_id, hh.hh_t_id, hh.hh_before_qty, hh.hh_after_qty
+FROM (SELECT t_id FROM trade WHERE t_ca_id = $1 AND t_dts >= $2 ORDER BY t_dts, t_id LIMIT 1) AS t
+LEFT JOIN LATERAL (
+  SELECT hh_h_t_id, hh_t_id, hh_before_qty, hh_after_qty
+  FROM holding_history
+  WHERE hh_h_t_id IN (SELECT hh_h_t_id FROM holding_history WHERE hh_t_id = t.t_id)
+  ORDER BY hh_h_t_id, hh_t_id
+  LIMIT 20) AS hh ON true)sql"},
+};
+
+// The trade ids of frame 1 as a bigint[] literal.
+std::string TradeIdArrayLiteral(const std::vector<int64_t>& ids, std::size_t count) {
+  std::string literal = "{";
+  for (std::size_t i = 0; i < count; ++i) {
+    if (i > 0) literal += ',';
+    literal += std::to_string(ids[i]);
+  }
+  literal += '}';
+  return literal;
+}
+
+// Reads the shared column layout above into one TradeInfo per trade, in row order.
+void ReadTradeInfo(const db::QueryResult& rows, std::vector<protocol::TradeInfo>& trades) {
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    if (i == 0 || rows.Int(i, 0) != rows.Int(i - 1, 0)) {
+      protocol::TradeInfo& t = trades.emplace_back();
+      t.trade_id = rows.Int(i, 1);
+      if (!rows.IsNull(i, 2)) t.acct_id = rows.Int(i, 2);
+      t.exec_name = rows.Text(i, 3);
+      t.is_cash = rows.Bool(i, 4);
+      if (!rows.IsNull(i, 5)) t.is_market = rows.Bool(i, 5);
+      if (!rows.IsNull(i, 6)) t.bid_price = rows.Cents(i, 6);
+      if (!rows.IsNull(i, 7)) t.trade_price = rows.Cents(i, 7);
+      if (!rows.IsNull(i, 8)) t.quantity = static_cast<int32_t>(rows.Int(i, 8));
+      if (!rows.IsNull(i, 9)) t.trade_dts = rows.TimestampMicros(i, 9);
+      t.trade_type = rows.Text(i, 10);
+      t.s_name = rows.Text(i, 11);
+      t.type_name = rows.Text(i, 12);
+      if (!rows.IsNull(i, 13)) {
+        t.settlement_amount = rows.Cents(i, 13);
+        t.settlement_cash_due_date = rows.DateDays(i, 14);
+        t.settlement_cash_type = rows.Text(i, 15);
+      }
+      if (!rows.IsNull(i, 16)) {
+        t.cash_transaction_amount = rows.Cents(i, 16);
+        t.cash_transaction_dts = rows.TimestampMicros(i, 17);
+        t.cash_transaction_name = rows.Text(i, 18);
+      }
+    }
+    if (!rows.IsNull(i, 19) && trades.back().history.size() < protocol::kMaxTradeHistory) {
+      trades.back().history.push_back({rows.TimestampMicros(i, 19), std::string(rows.Text(i, 20))});
+    }
+  }
+}
+
+// Rows a frame may return: max_trades, never more than the protocol carries.
+int32_t TradeLimit(int32_t max_trades) {
+  return std::clamp<int32_t>(max_trades, 0, protocol::kMaxTradesPerFrame);
+}
+
+// The outcome of a transaction refused before it reached the database.
+db::TxnOutcome NotRun() {
+  db::TxnOutcome outcome;
+  outcome.end = db::TxnEnd::kRolledBack;
+  return outcome;
+}
+
+}  // namespace
+
+std::span<const db::PreparedStatement> frames::TradeLookupStatements() { return kStatements; }
+
+protocol::TradeLookupOutput FrameRunner::Run(const protocol::TradeLookupInput& in) {
+  protocol::TradeLookupOutput out;
+  out.frame = in.frame;
+  if (in.frame < 1 || in.frame > 4) {
+    // The protocol decoder admits frames 1..4 only; a caller that bypasses it gets an invalid
+    // outcome naming the frame (-1 is ours, not a spec status).
+    out.status = MakeReplyStatus(NotRun(), -1);
+    out.status.detail = "Trade-Lookup frame " + std::to_string(in.frame) + " is not 1..4";
+    return out;
+  }
+  int32_t status = 0;
+  const int32_t limit = TradeLimit(in.max_trades);
+  const std::string trade_ids = TradeIdArrayLiteral(
+      in.trade_ids, std::min(in.trade_ids.size(), static_cast<std::size_t>(limit)));
+  const db::TxnOutcome outcome =
+      session_.Run(db::Isolation::kReadCommitted, options_.max_retries, [&](db::Transaction& tx) {
+        out.trades.clear();
+        out.num_trades_found = 0;
+        out.trade_id = 0;
+        out.holding_history.clear();
+        status = 0;
+        const auto num_found = [&out] { return static_cast<int32_t>(out.trades.size()); };
+        switch (in.frame) {
+          case 1:
+            ReadTradeInfo(tx.Exec(kFrame1, {trade_ids}), out.trades);
+            // Harness check: num_found ≠ max_trades is invalid.
+            if (num_found() != in.max_trades) status = -611;
+            break;
+          case 2:
+            ReadTradeInfo(tx.Exec(kFrame2, {in.acct_id, db::Param::Timestamp(in.start_trade_dts),
+                                            db::Param::Timestamp(in.end_trade_dts), limit}),
+                          out.trades);
+            // Harness checks: num_found outside 0..max_trades is invalid; 0 is a warning.
+            if (num_found() > in.max_trades) {
+              status = -621;
+            } else if (num_found() == 0) {
+              status = 621;
+            }
+            break;
+          case 3:
+            ReadTradeInfo(tx.Exec(kFrame3, {in.symbol, db::Param::Timestamp(in.start_trade_dts),
+                                            db::Param::Timestamp(in.end_trade_dts), limit}),
+                          out.trades);
+            if (num_found() > in.max_trades) {
+              status = -631;
+            } else if (num_found() == 0) {
+              status = 631;
+            }
+            break;
+          default: {
+            const db::QueryResult rows =
+                tx.Exec(kFrame4, {in.acct_id, db::Param::Timestamp(in.start_trade_dts)});
+            out.num_trades_found = rows.empty() ? 0 : 1;
+            if (!rows.empty()) out.trade_id = rows.Int(0, 0);
+            for (std::size_t i = 0; i < rows.size(); ++i) {
+              if (rows.IsNull(i, 1)) continue;
+              out.holding_history.push_back({rows.Int(i, 1), rows.Int(i, 2),
+                                             static_cast<int32_t>(rows.Int(i, 3)),
+                                             static_cast<int32_t>(rows.Int(i, 4))});
+            }
+            // Harness checks: no trade is a warning; otherwise 1..20 history rows.
+            if (out.num_trades_found == 0) {
+              status = 641;
+            } else if (out.holding_history.empty() ||
+                       out.holding_history.size() > protocol::kMaxHoldingHistory) {
+              status = -642;
+            }
+            break;
+          }
+        }
+        return status < 0 ? db::Finish::kRollback : db::Finish::kCommit;
+      });
+  out.status = MakeReplyStatus(outcome, status);
+  return out;
+}
+
+}  // namespace bb::bh

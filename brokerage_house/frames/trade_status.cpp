@@ -1,0 +1,81 @@
+// Trade-Status (reference §4.9, spec clause 3.3.9): the 50 most recent trades of an account with
+// their status, type, security and exchange, plus the account owner's and broker's names.
+// Read-only, one frame, READ COMMITTED (§4.0, isolation level L1).
+#include <string>
+#include <string_view>
+
+#include "brokerage_house/frame_runner.h"
+#include "brokerage_house/frames/statements.h"
+
+namespace bb::bh {
+namespace {
+
+constexpr std::string_view kTrades = "ts_f1_trades";
+constexpr std::string_view kNames = "ts_f1_names";
+
+// The two statements are independent (a candidate for pipelining). T_ID breaks ties between
+// trades of the same T_DTS so that "the 50 most recent" is deterministic.
+constexpr db::PreparedStatement kStatements[] = {
+    {kTrades, R"sql(
+SELECT t_id, t_dts, st_name, tt_name, t_s_symb, t_qty, t_exec_name, t_chrg, s_name, ex_name
+FROM trade
+JOIN status_type ON st_id = t_st_id
+JOIN trade_type ON tt_id = t_tt_id
+JOIN security ON s_symb = t_s_symb
+JOIN exchange ON ex_id = s_ex_id
+WHERE t_ca_id = $1
+ORDER BY t_dts DESC, t_id DESC
+LIMIT 50)sql"},
+    {kNames, R"sql(
+SELECT c_l_name, c_f_name, b_name
+FROM customer_account
+JOIN customer ON c_id = ca_c_id
+JOIN broker ON b_id = ca_b_id
+WHERE ca_id = $1)sql"},
+};
+
+}  // namespace
+
+std::span<const db::PreparedStatement> frames::TradeStatusStatements() { return kStatements; }
+
+protocol::TradeStatusOutput FrameRunner::Run(const protocol::TradeStatusInput& in) {
+  protocol::TradeStatusOutput out;
+  int32_t status = 0;
+  const db::TxnOutcome outcome =
+      session_.Run(db::Isolation::kReadCommitted, options_.max_retries, [&](db::Transaction& tx) {
+        out = {};
+        status = 0;
+        const db::QueryResult trades = tx.Exec(kTrades, {in.acct_id});
+        out.trades.reserve(trades.size());
+        for (std::size_t i = 0; i < trades.size(); ++i) {
+          out.trades.push_back({
+              .trade_id = trades.Int(i, 0),
+              .trade_dts = trades.TimestampMicros(i, 1),
+              .status_name = std::string(trades.Text(i, 2)),
+              .type_name = std::string(trades.Text(i, 3)),
+              .symbol = std::string(trades.Text(i, 4)),
+              .trade_qty = static_cast<int32_t>(trades.Int(i, 5)),
+              .exec_name = std::string(trades.Text(i, 6)),
+              .charge = trades.Cents(i, 7),
+              .s_name = std::string(trades.Text(i, 8)),
+              .ex_name = std::string(trades.Text(i, 9)),
+          });
+        }
+        const db::QueryResult names = tx.Exec(kNames, {in.acct_id});
+        if (!names.empty()) {
+          out.cust_l_name = names.Text(0, 0);
+          out.cust_f_name = names.Text(0, 1);
+          out.broker_name = names.Text(0, 2);
+        }
+        // Harness check: num_found ≠ max_trade_status_len (50) is invalid.
+        if (out.trades.size() != protocol::kMaxTradeStatus) {
+          status = -911;
+          return db::Finish::kRollback;
+        }
+        return db::Finish::kCommit;
+      });
+  out.status = MakeReplyStatus(outcome, status);
+  return out;
+}
+
+}  // namespace bb::bh
