@@ -1,0 +1,147 @@
+#include "brokerage_house/server.h"
+
+#include <csignal>
+#include <fstream>
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+namespace bb::bh {
+
+Server::Server(ServerOptions options, HandlerFactory factory)
+    : options_(std::move(options)),
+      factory_(std::move(factory)),
+      acceptor_(io_),
+      signals_(io_, SIGINT, SIGTERM),
+      summary_timer_(io_) {}
+
+Server::~Server() {
+  if (drainer_.joinable()) drainer_.join();
+}
+
+Status Server::Run() {
+  if (options_.market) {
+    market_ = std::make_unique<MarketClient>(io_, *options_.market, options_.market_connections,
+                                             options_.identity, stats_);
+  }
+  MarketSink sink = [this](std::vector<protocol::MarketTradeRequest>& requests) {
+    if (market_) {
+      market_->Send(requests);
+    } else {
+      stats_.market_failed.fetch_add(requests.size(), std::memory_order_relaxed);
+      requests.clear();
+    }
+  };
+  auto pool = WorkerPool::Start(options_.workers, options_.queue_capacity, factory_, stats_,
+                                std::move(sink));
+  if (!pool.ok()) return pool.status();
+  pool_ = std::move(pool).value();
+
+  error_code ec;
+  auto address = asio::ip::make_address(options_.listen.host, ec);
+  if (ec) {
+    pool_->Stop();
+    return Status::InvalidArgument(
+        fmt::format("--listen: '{}' is not an IP address", options_.listen.host));
+  }
+  asio::ip::tcp::endpoint endpoint(address, options_.listen.port);
+  acceptor_.open(endpoint.protocol(), ec);
+  if (!ec) acceptor_.set_option(asio::ip::tcp::acceptor::reuse_address(true), ec);
+  if (!ec) acceptor_.bind(endpoint, ec);
+  if (!ec) acceptor_.listen(asio::socket_base::max_listen_connections, ec);
+  if (ec) {
+    pool_->Stop();
+    return Status::IoError(fmt::format("--listen {}:{}: {}", options_.listen.host,
+                                       options_.listen.port, ec.message()));
+  }
+  port_ = acceptor_.local_endpoint().port();
+  spdlog::info("listening on {}:{} with {} DB workers", options_.listen.host, port_.load(),
+               options_.workers);
+  if (!options_.port_file.empty()) {
+    std::ofstream(options_.port_file) << port_.load() << "\n";
+  }
+  if (market_) market_->Start();
+  signals_.async_wait([this](error_code e, int signal) {
+    if (!e) {
+      spdlog::info("signal {}: stopping gracefully", signal);
+      BeginShutdown();
+    }
+  });
+  last_summary_ = std::chrono::steady_clock::now();
+  Summary();
+  Accept();
+  io_.run();
+  spdlog::info("stopped: {}", stats_.SummaryLine(0));
+  return Status::Ok();
+}
+
+void Server::Stop() {
+  asio::post(io_, [this] { BeginShutdown(); });
+}
+
+void Server::Accept() {
+  acceptor_.async_accept(asio::make_strand(io_),
+                         [this](error_code ec, asio::ip::tcp::socket socket) {
+                           if (!acceptor_.is_open()) return;
+                           if (!ec) {
+                             auto client = std::make_shared<ClientConnection>(
+                                 std::move(socket), *pool_, stats_, options_.identity);
+                             client->Start();
+                             std::erase_if(clients_, [](const auto& w) { return w.expired(); });
+                             clients_.push_back(client);
+                           } else {
+                             spdlog::warn("accept failed: {}", ec.message());
+                           }
+                           Accept();
+                         });
+}
+
+void Server::Summary() {
+  if (shutting_down_ || options_.summary_seconds <= 0) return;
+  summary_timer_.expires_after(std::chrono::seconds(options_.summary_seconds));
+  summary_timer_.async_wait([this](error_code ec) {
+    if (ec) return;
+    auto now = std::chrono::steady_clock::now();
+    spdlog::info("{}",
+                 stats_.SummaryLine(std::chrono::duration<double>(now - last_summary_).count()));
+    last_summary_ = now;
+    Summary();
+  });
+}
+
+// Stops the I/O loop once every client has closed (their last replies written), or at the
+// deadline: a peer that never reads cannot hold the server up.
+void Server::WaitForClients(std::chrono::steady_clock::time_point deadline) {
+  std::erase_if(clients_, [](const auto& w) { return w.expired(); });
+  if (clients_.empty() || std::chrono::steady_clock::now() >= deadline) {
+    io_.stop();
+    return;
+  }
+  summary_timer_.expires_after(std::chrono::milliseconds(50));
+  summary_timer_.async_wait([this, deadline](error_code ec) {
+    if (!ec) WaitForClients(deadline);
+  });
+}
+
+void Server::BeginShutdown() {
+  if (shutting_down_) return;
+  shutting_down_ = true;
+  error_code ec;
+  acceptor_.close(ec);
+  signals_.cancel(ec);
+  summary_timer_.cancel();
+  // Draining blocks, so it runs off the I/O thread; the I/O thread keeps delivering replies
+  // until the queue is empty, then closes everything.
+  drainer_ = std::thread([this] {
+    pool_->Stop();
+    asio::post(io_, [this] {
+      for (auto& weak : clients_) {
+        if (auto client = weak.lock()) client->Close();
+      }
+      if (market_) market_->Stop();
+      WaitForClients(std::chrono::steady_clock::now() + std::chrono::seconds(10));
+    });
+  });
+}
+
+}  // namespace bb::bh

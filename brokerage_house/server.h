@@ -1,0 +1,72 @@
+// Server: wires the Brokerage House together (Asio's HTTP server 3 "server"): an acceptor on
+// one I/O thread that never blocks, a ClientConnection per client, the WorkerPool of DB
+// workers, the MarketClient, a periodic summary line, and a graceful stop on SIGTERM/SIGINT:
+// stop accepting, serve what is queued, deliver the replies, close.
+//
+// Ownership: owns everything it starts. Thread-safety: Run on one thread; Stop from any.
+#pragma once
+
+#include <atomic>
+#include <memory>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "brokerage_house/client_connection.h"
+#include "brokerage_house/market_client.h"
+#include "brokerage_house/stats.h"
+#include "brokerage_house/worker_pool.h"
+#include "common/util/asio.h"
+#include "common/util/cli.h"
+
+namespace bb::bh {
+
+struct ServerOptions {
+  HostPort listen{"127.0.0.1", 30000};
+  int workers = 4;
+  std::size_t queue_capacity = 10000;
+  std::optional<HostPort> market;  // none: market requests are counted as failed
+  int market_connections = 4;
+  ServerIdentity identity;
+  int summary_seconds = 10;
+  std::string port_file;  // if set, the bound port is written here once listening
+};
+
+class Server {
+ public:
+  Server(ServerOptions options, HandlerFactory factory);
+  ~Server();
+
+  // Starts the workers and listens; returns when stopped. An error if the workers cannot
+  // start (e.g. the database refuses) or the address cannot be bound.
+  Status Run();
+  // Asks a running server to stop gracefully (as SIGTERM does).
+  void Stop();
+  // The bound port, once listening (0 before).
+  uint16_t port() const { return port_.load(); }
+  Stats& stats() { return stats_; }
+
+ private:
+  void Accept();
+  void Summary();
+  void BeginShutdown();
+  void WaitForClients(std::chrono::steady_clock::time_point deadline);
+
+  ServerOptions options_;
+  HandlerFactory factory_;
+  Stats stats_;
+  asio::io_context io_;
+  asio::ip::tcp::acceptor acceptor_;
+  asio::signal_set signals_;
+  asio::steady_timer summary_timer_;
+  std::unique_ptr<WorkerPool> pool_;
+  std::unique_ptr<MarketClient> market_;
+  std::vector<std::weak_ptr<ClientConnection>> clients_;
+  std::chrono::steady_clock::time_point last_summary_;
+  std::thread drainer_;
+  std::atomic<uint16_t> port_{0};
+  bool shutting_down_ = false;
+};
+
+}  // namespace bb::bh
