@@ -164,6 +164,10 @@ using Message =
 
 MessageType TypeOf(const Message& message);
 
+// A message as readable text, one "name: value" line per field, nested fields indented; long
+// strings are cut. For bb-txn and logs, not for parsing.
+std::string ToText(const Message& message);
+
 // Decodes a body of the given type into `out`, reusing its storage when it already holds that
 // type. On failure `out` holds a partly decoded value of that type.
 Status DecodeMessage(MessageType type, std::span<const uint8_t> body, Message& out);

@@ -334,3 +334,30 @@ TEST(ProtocolCodec, NamesOfOutcomesAndTables) {
 
 }  // namespace
 }  // namespace bb::protocol
+
+namespace bb::protocol {
+namespace {
+
+TEST(ProtocolText, ShowsEveryFieldNestedAndCutsLongStrings) {
+  TradeLookupOutput out;
+  out.status.retries = 2;
+  out.trades.emplace_back().trade_id = 42;
+  std::string text = ToText(out);
+  EXPECT_NE(text.find("TradeLookupOutput\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("status\n  spec_status: 0\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("  retries: 2\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("trades: 1 item\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("trade_id: 42"), std::string::npos) << text;
+
+  TradeLookupInput in;
+  in.trade_ids = {7, 8};
+  text = ToText(in);
+  EXPECT_NE(text.find("trade_ids: 2 items\n  [0]: 7\n  [1]: 8\n"), std::string::npos) << text;
+
+  ErrorReply error{ErrorCode::kInternal, std::string(500, 'x')};
+  text = ToText(error);
+  EXPECT_NE(text.find("...' (500 bytes)"), std::string::npos) << text;
+}
+
+}  // namespace
+}  // namespace bb::protocol
