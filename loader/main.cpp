@@ -176,12 +176,14 @@ int Check(const Options& o) {
     fmt::print(stderr, "bb-loader --check: {}\n", results.status().message());
     return 1;
   }
-  int failed = 0;
+  int failed = 0, skipped = 0;
   for (const auto& r : *results) {
-    fmt::print("{}  {}  [{}]\n", r.passed ? "PASS" : "FAIL", r.name, r.detail);
+    fmt::print("{}  {}  [{}]\n", r.skipped ? "SKIP" : r.passed ? "PASS" : "FAIL", r.name, r.detail);
     if (!r.passed) ++failed;
+    if (r.skipped) ++skipped;
   }
-  fmt::print("{} passed, {} failed\n", results->size() - failed, failed);
+  fmt::print("{} passed, {} failed, {} skipped\n", results->size() - failed - skipped, failed,
+             skipped);
   return failed == 0 ? 0 : 1;
 }
 

@@ -254,7 +254,9 @@ TEST(BrokerageHouse, TenThousandMalformedFramesDisturbNoGoodClient) {
       for (int more = 0; more < 10 && !ended; ++more) {
         auto next = fuzzer->ReadFrame();
         ended = !next.ok();
-        if (next.ok()) EXPECT_TRUE(std::holds_alternative<pr::ErrorReply>(next->message));
+        if (next.ok()) {
+          EXPECT_TRUE(std::holds_alternative<pr::ErrorReply>(next->message));
+        }
       }
       EXPECT_TRUE(ended);
     } else {

@@ -222,7 +222,9 @@ TEST(FlatFiles, AreByteIdenticalWhateverTheNumberOfJobs) {
     std::string three = ReadFile(base / "3" / name);
     EXPECT_EQ(one.size(), three.size()) << name;
     EXPECT_TRUE(one == three) << name << " differs between 1 and 3 jobs";
-    if (table != loader::Table::kTradeRequest) EXPECT_FALSE(one.empty()) << name;
+    if (table != loader::Table::kTradeRequest) {
+      EXPECT_FALSE(one.empty()) << name;
+    }
   }
   std::filesystem::remove_all(base);
 }
