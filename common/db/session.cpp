@@ -210,6 +210,7 @@ struct Session::Impl {
   std::string conninfo;
   std::vector<PreparedStatement> statements;
   std::unique_ptr<pqxx::connection> conn;
+  Counters counters;
 };
 
 Session::Session(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -254,6 +255,8 @@ Status Session::Reconnect() {
   return Status::Ok();
 }
 
+Session::Counters Session::counters() const { return impl_->counters; }
+
 bool Session::connected() const { return impl_->conn != nullptr && impl_->conn->is_open(); }
 
 TxnOutcome Session::Run(Isolation isolation, int max_retries,
@@ -278,10 +281,13 @@ TxnOutcome Session::Run(Isolation isolation, int max_retries,
     std::string state;  // SQLSTATE of the failure; libpqxx 6 knows it only for sql_error
     std::string what;
     try {
+      ++impl_->counters.round_trips;
       tx.exec(kBegin[static_cast<int>(isolation)]);
       in_block = true;
       Finish finish = body(txn);
       outcome.statements += txn.statements();
+      impl_->counters.statements += txn.statements();
+      impl_->counters.round_trips += txn.statements() + 1;
       tx.exec(finish == Finish::kCommit ? "COMMIT" : "ROLLBACK");
       outcome.end = finish == Finish::kCommit ? TxnEnd::kCommitted : TxnEnd::kRolledBack;
       return outcome;
@@ -303,9 +309,12 @@ TxnOutcome Session::Run(Isolation isolation, int max_retries,
       what = e.what();
     }
     outcome.statements += txn.statements();
+    impl_->counters.statements += txn.statements();
+    impl_->counters.round_trips += txn.statements();
     outcome.message = OneLine(what);
     if (!lost && in_block) {
       try {
+        ++impl_->counters.round_trips;
         tx.exec("ROLLBACK");
       } catch (const std::exception&) {
         lost = !impl_->conn->is_open();

@@ -130,6 +130,14 @@ class Session {
   // False after a lost connection, until Reconnect succeeds.
   bool connected() const;
 
+  // Work done since the session opened, over every attempt: statements of the bodies, and
+  // round trips to the server (those statements plus BEGIN and COMMIT or ROLLBACK).
+  struct Counters {
+    int64_t statements = 0;
+    int64_t round_trips = 0;
+  };
+  Counters counters() const;
+
   struct Impl;
 
  private:
