@@ -67,10 +67,11 @@ constexpr ViolationRule kViolationRules[] = {
      "SELECT count(*) FROM trade JOIN settlement ON se_t_id = t_id LEFT JOIN cash_transaction "
      "ON ct_t_id = t_id WHERE (t_is_cash AND (ct_t_id IS NULL OR ct_amt <> se_amt)) OR (NOT "
      "t_is_cash AND ct_t_id IS NOT NULL)"},
+    // Trade-Update frame 2 toggles "Cash Account" <-> "Cash" and "Margin" <-> "Margin Account".
     {"§6.4: SE_CASH_DUE_DATE = trade date + 2 days; cash type follows T_IS_CASH",
      "SELECT count(*) FROM trade JOIN settlement ON se_t_id = t_id WHERE se_cash_due_date <> "
-     "t_dts::date + 2 OR se_cash_type <> CASE WHEN t_is_cash THEN 'Cash Account' ELSE "
-     "'Margin' END"},
+     "t_dts::date + 2 OR CASE WHEN t_is_cash THEN se_cash_type NOT IN ('Cash Account', 'Cash') "
+     "ELSE se_cash_type NOT IN ('Margin', 'Margin Account') END"},
     {"§6.4: SE_AMT reproduces from quantity, price, charge, commission and tax (1 cent)",
      "SELECT count(*) FROM trade JOIN trade_type ON tt_id = t_tt_id JOIN customer_account ON "
      "ca_id = t_ca_id JOIN settlement ON se_t_id = t_id WHERE abs(se_amt - (CASE WHEN "
