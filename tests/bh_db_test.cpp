@@ -1,0 +1,200 @@
+// The Brokerage House with its DB workers on a loaded database, driven over TCP: many clients
+// send generated requests in the mix's proportions and every one is answered as intended; a
+// database restart in the middle makes requests fail as db_error (counted, the server keeps
+// running), the workers reconnect, and service resumes.
+#include <atomic>
+#include <chrono>
+#include <thread>
+
+#include <fmt/format.h>
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "brokerage_house/server.h"
+#include "common/workload/inputs.h"
+#include "common/workload/mix.h"
+#include "loader/loader.h"
+#include "tests/support/bh_client.h"
+#include "tests/support/test_cluster.h"
+
+namespace bb {
+namespace {
+
+namespace pr = protocol;
+using workload::TransactionType;
+
+const workload::Sizing kSizing{.customers = 1000, .scale_factor = 500, .initial_trade_days = 10};
+
+// The next generated request of a user, in the deck's order.
+pr::Message NextRequest(workload::MixDeck& deck, workload::InputGenerator& inputs) {
+  switch (deck.Next()) {
+    case TransactionType::kBrokerVolume:
+      return inputs.BrokerVolume();
+    case TransactionType::kCustomerPosition:
+      return inputs.CustomerPosition();
+    case TransactionType::kMarketWatch:
+      return inputs.MarketWatch();
+    case TransactionType::kSecurityDetail:
+      return inputs.SecurityDetail();
+    case TransactionType::kTradeLookup:
+      return inputs.TradeLookup();
+    case TransactionType::kTradeOrder:
+      return inputs.TradeOrder();
+    case TransactionType::kTradeUpdate:
+      return inputs.TradeUpdate();
+    default:
+      return inputs.TradeStatus();
+  }
+}
+
+const pr::ReplyStatus* StatusOf(const pr::Message& reply) {
+  return std::visit(
+      [](const auto& r) -> const pr::ReplyStatus* {
+        if constexpr (requires { r.status.outcome; }) {
+          return &r.status;
+        } else {
+          return nullptr;
+        }
+      },
+      reply);
+}
+
+class BrokerageHouseOnADatabase : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    auto conninfo = testing::CreateDatabase("bh");
+    ASSERT_TRUE(conninfo.ok()) << conninfo.status().message();
+    conninfo_ = *conninfo;
+    auto loaded = loader::Load(loader::LoadOptions{kSizing, conninfo_, 2, false, {}}, nullptr);
+    ASSERT_TRUE(loaded.ok()) << loaded.status().message();
+  }
+
+  void SetUp() override {
+    bh::ServerOptions options;
+    options.listen = {"127.0.0.1", 0};
+    options.workers = 4;
+    options.summary_seconds = 0;
+    options.identity = {"test bh", kSizing.customers, static_cast<int32_t>(kSizing.scale_factor),
+                        static_cast<int32_t>(kSizing.initial_trade_days)};
+    server_ =
+        std::make_unique<bh::Server>(options, [] { return bh::MakeDatabaseHandler(conninfo_, 5); });
+    thread_ = std::thread([this] { status_ = server_->Run(); });
+    for (int i = 0; i < 500 && server_->port() == 0; ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    ASSERT_NE(server_->port(), 0) << status_.message();
+  }
+
+  void TearDown() override {
+    server_->Stop();
+    thread_.join();
+    EXPECT_TRUE(status_.ok()) << status_.message();
+  }
+
+  std::unique_ptr<testing::BhClient> Client() {
+    auto c = std::make_unique<testing::BhClient>();
+    EXPECT_TRUE(c->Connect("127.0.0.1", server_->port()).ok());
+    EXPECT_TRUE(c->Hello(kSizing.customers, 500, 10).ok());
+    return c;
+  }
+
+  static inline std::string conninfo_;
+  std::unique_ptr<bh::Server> server_;
+  std::thread thread_;
+  Status status_;
+};
+
+TEST_F(BrokerageHouseOnADatabase, ManyClientsRunTheMixAndEveryRequestIsAnsweredAsIntended) {
+  constexpr int kClients = 16, kRequests = 60;
+  std::atomic<int> answered{0}, intended{0}, short_trade_status{0};
+  std::mutex mutex;
+  std::vector<std::string> surprises;
+  {
+    std::vector<std::jthread> clients;
+    for (int i = 0; i < kClients; ++i) {
+      clients.emplace_back([&, i] {
+        auto c = Client();
+        workload::MixDeck deck(workload::StreamSeed(7, 2 * i));
+        workload::InputGenerator inputs(kSizing, workload::StreamSeed(7, 2 * i + 1));
+        for (int n = 0; n < kRequests; ++n) {
+          pr::Message request = NextRequest(deck, inputs);
+          auto reply = c->Call(request);
+          if (!reply.ok()) continue;
+          ++answered;
+          const pr::ReplyStatus* s = StatusOf(*reply);
+          if (s == nullptr) continue;
+          bool ok = s->outcome == pr::Outcome::kOk ||
+                    (s->outcome == pr::Outcome::kRollback &&
+                     std::holds_alternative<pr::TradeOrderOutput>(*reply));
+          // Trade-Status wants 50 trades; a 10-day database has a few accounts with fewer.
+          if (std::holds_alternative<pr::TradeStatusOutput>(*reply) && s->spec_status == -911) {
+            ++short_trade_status;
+            ok = true;
+          }
+          if (ok) {
+            ++intended;
+          } else {
+            std::lock_guard lock(mutex);
+            surprises.push_back(fmt::format("{}: {} {} {}", pr::MessageTypeName(pr::TypeOf(*reply)),
+                                            pr::OutcomeName(s->outcome), s->spec_status,
+                                            s->detail));
+          }
+          EXPECT_GT(s->server_micros, 0);
+        }
+      });
+    }
+  }
+  EXPECT_EQ(answered.load(), kClients * kRequests);
+  EXPECT_EQ(intended.load(), kClients * kRequests);
+  for (const auto& s : surprises) ADD_FAILURE() << s;
+  EXPECT_LE(short_trade_status.load(), 30);
+  EXPECT_EQ(server_->stats().malformed_frames.load(), 0u);
+}
+
+// Reference: DESIGN.md, Brokerage House: a broken connection makes the worker reconnect.
+TEST_F(BrokerageHouseOnADatabase, SurvivesADatabaseRestartAndResumes) {
+  // The test cluster's directory is the parent of its socket directory (host=DIR/run).
+  std::string conninfo = testing::ClusterConninfo();
+  auto host = conninfo.find("host=");
+  ASSERT_NE(host, std::string::npos);
+  std::string run_dir = conninfo.substr(host + 5, conninfo.find(' ', host) - host - 5);
+  ASSERT_TRUE(run_dir.ends_with("/run")) << run_dir;
+  const std::string cluster = run_dir.substr(0, run_dir.size() - 4);
+  const std::string pgcluster = std::string(BB_SOURCE_DIR) + "/controller/pgcluster";
+
+  auto c = Client();
+  workload::InputGenerator inputs(kSizing, 11);
+  auto before = c->Call(inputs.TradeStatus());
+  ASSERT_TRUE(before.ok());
+  ASSERT_NE(StatusOf(*before), nullptr);
+
+  ASSERT_TRUE(testing::RunCommand(fmt::format("{} stop {} 2>&1", pgcluster, cluster)).ok());
+  int db_errors = 0;
+  for (int i = 0; i < 8; ++i) {
+    auto reply = c->Call(inputs.TradeStatus());
+    ASSERT_TRUE(reply.ok()) << "the server must answer while the database is down";
+    const pr::ReplyStatus* s = StatusOf(*reply);
+    ASSERT_NE(s, nullptr);
+    if (s->outcome == pr::Outcome::kDbError) ++db_errors;
+  }
+  EXPECT_EQ(db_errors, 8);
+  ASSERT_TRUE(testing::RunCommand(fmt::format("{} start {} 2>&1", pgcluster, cluster)).ok());
+
+  // Workers reconnect (at most once a second each): within seconds every request is ok again.
+  int consecutive_ok = 0;
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while (consecutive_ok < 20 && std::chrono::steady_clock::now() < deadline) {
+    auto reply = c->Call(inputs.TradeStatus());
+    ASSERT_TRUE(reply.ok());
+    const pr::ReplyStatus* s = StatusOf(*reply);
+    bool fine = s != nullptr && (s->outcome == pr::Outcome::kOk || s->spec_status == -911);
+    consecutive_ok = fine ? consecutive_ok + 1 : 0;
+    if (!fine) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  EXPECT_EQ(consecutive_ok, 20) << "service did not resume after the restart";
+  auto& counted = server_->stats().of(pr::MessageType::kTradeStatusInput);
+  EXPECT_GE(counted.outcomes[static_cast<int>(pr::Outcome::kDbError)].load(), 8u);
+}
+
+}  // namespace
+}  // namespace bb
