@@ -1,0 +1,80 @@
+// MixLog: the mix log of a customer or market emulator (DESIGN.md, "Logs"): one CSV row per
+// transaction, plus START and STOP markers, written by a background thread so that a user
+// never waits on the disk. The format is versioned by its first line and documented in
+// postprocess/MIXLOG.md; the post-processor reads nothing else.
+//
+// Ownership: owns its file and writer thread. Thread-safety: Append and Mark from any thread;
+// Close (or the destructor) once, after the last Append.
+#pragma once
+
+#include <condition_variable>
+#include <cstdint>
+#include <cstdio>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <vector>
+
+#include "common/util/status.h"
+
+namespace bb {
+
+// One row. `code` is a transaction's two-letter code (BV ... TC) or a marker (START, STOP).
+struct MixRow {
+  int64_t start_us = 0;     // wall clock (µs since the Unix epoch) when the request began
+  char code[6] = {};        // "TO", "START", ...
+  int32_t spec_status = 0;  // the spec's status (0 ok, < 0 invalid, > 0 warning)
+  uint8_t outcome = 0;      // protocol::Outcome as a number (ok, rollback, warning, ...)
+  int64_t response_us = 0;  // first byte sent to last byte received, monotonic clock
+  uint32_t retries = 0;     // serialization-failure/deadlock retries the server spent
+  int64_t user = 0;         // emulated user (CE) or delivery connection (MEE)
+  int64_t wait_us = 0;      // MEE: due-to-sent delay before delivery; CE: 0
+
+  void SetCode(std::string_view c) {
+    std::size_t n = c.size() < sizeof code - 1 ? c.size() : sizeof code - 1;
+    for (std::size_t i = 0; i < sizeof code; ++i) code[i] = i < n ? c[i] : '\0';
+  }
+};
+
+class MixLog {
+ public:
+  static constexpr std::string_view kHeader = "# brokerbench mix log v1";
+  static constexpr std::string_view kColumns =
+      "start_us,code,spec_status,outcome,response_us,retries,user,wait_us";
+
+  // Creates (truncates) the file and writes the header; starts the writer thread.
+  static Result<std::unique_ptr<MixLog>> Open(const std::string& path);
+  ~MixLog();
+  MixLog(const MixLog&) = delete;
+  MixLog& operator=(const MixLog&) = delete;
+
+  // Queues a row; never blocks on the disk.
+  void Append(const MixRow& row);
+  // Queues a START or STOP marker stamped now (wall clock).
+  void Mark(std::string_view marker);
+  // Writes everything queued, flushes and closes; the first write error, if any.
+  Status Close();
+
+  int64_t rows_written() const;
+
+  // "outcome" names in the file (protocol::OutcomeName order).
+  static std::string_view OutcomeName(uint8_t outcome);
+
+ private:
+  explicit MixLog(std::FILE* file, std::string path);
+  void Write();
+  void WriteBatch(const std::vector<MixRow>& batch, std::string& text);
+
+  std::FILE* file_;
+  std::string path_;
+  mutable std::mutex mutex_;
+  std::condition_variable wake_;
+  std::vector<MixRow> pending_;  // filled by Append, swapped out by the writer
+  bool closing_ = false;
+  int64_t written_ = 0;
+  Status status_;
+  std::thread writer_;
+};
+
+}  // namespace bb
