@@ -88,30 +88,30 @@ int64_t CustomerModel::AccountBalanceCents(int64_t ca_id) const {
   return rng.Int64Range(-kMaxCents, 0);
 }
 
-int CustomerModel::AdditionalPermissionCount(int64_t ca_id) const {
+AccountExecutors CustomerModel::ExtraExecutors(int64_t ca_id) const {
   Random rng = Random::ForKey(seeds::kAccountPermissions, ca_id, kPermissionDraws);
   const int point = rng.IntRange(1, 100);
-  if (point <= 60) return 0;
-  if (point <= 98) return 1;
-  return 2;
-}
-
-std::vector<AccountPermission> CustomerModel::AccountPermissions(int64_t ca_id) const {
-  Random rng = Random::ForKey(seeds::kAccountPermissions, ca_id, kPermissionDraws);
-  const int point = rng.IntRange(1, 100);  // the draw AdditionalPermissionCount makes
-  const int extra = point <= 60 ? 0 : point <= 98 ? 1 : 2;
+  AccountExecutors executors;
+  executors.count = point <= 60 ? 0 : point <= 98 ? 1 : 2;
   const int64_t owner = AccountOwner(ca_id);
-  std::vector<AccountPermission> rows;
-  rows.push_back({"0000", owner});
   int64_t first = 0;
-  for (int i = 0; i < extra; ++i) {
+  for (int i = 0; i < executors.count; ++i) {
     int64_t person;
     do {
       person = rng.Int64Range(1, kMaxPseudoPersonId);
     } while (person == owner || person == first);
-    rows.push_back({i == 0 ? "0001" : "0011", person});
+    executors.persons[static_cast<size_t>(i)] = person;
     first = person;
   }
+  return executors;
+}
+
+std::vector<AccountPermission> CustomerModel::AccountPermissions(int64_t ca_id) const {
+  const AccountExecutors extra = ExtraExecutors(ca_id);
+  std::vector<AccountPermission> rows;
+  rows.push_back({"0000", AccountOwner(ca_id)});
+  if (extra.count >= 1) rows.push_back({"0001", extra.persons[0]});
+  if (extra.count >= 2) rows.push_back({"0011", extra.persons[1]});
   return rows;
 }
 
@@ -120,19 +120,25 @@ std::pair<int, int> CustomerModel::BasketSizeRange(CustomerTier tier, int accoun
                      [static_cast<size_t>(std::clamp(account_count, 1, 10) - 1)];
 }
 
-std::vector<int64_t> CustomerModel::Basket(int64_t ca_id) const {
+AccountBasket CustomerModel::BasketOf(int64_t ca_id) const {
   const int64_t owner = AccountOwner(ca_id);
   const auto [min, max] = BasketSizeRange(TierOf(owner), AccountCount(owner));
   Random rng = Random::ForKey(seeds::kAccountBasket, ca_id, kBasketDraws);
-  const auto size = static_cast<size_t>(rng.IntRange(min, max));
-  std::vector<int64_t> basket;
-  basket.reserve(size);
+  AccountBasket basket;
+  basket.size = rng.IntRange(min, max);
   const int64_t last = sizing_.Securities() - 1;
-  while (basket.size() < size) {
+  const auto begin = basket.securities.begin();
+  auto end = begin;
+  while (end - begin < basket.size) {
     const int64_t s = rng.Int64Range(0, last);
-    if (std::find(basket.begin(), basket.end(), s) == basket.end()) basket.push_back(s);
+    if (std::find(begin, end, s) == end) *end++ = s;
   }
   return basket;
+}
+
+std::vector<int64_t> CustomerModel::Basket(int64_t ca_id) const {
+  const AccountBasket basket = BasketOf(ca_id);
+  return {basket.securities.begin(), basket.securities.begin() + basket.size};
 }
 
 int64_t CustomerModel::AddressId(int64_t c_id) const { return CustomerAddressId(sizing_, c_id); }

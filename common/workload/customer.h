@@ -9,6 +9,7 @@
 // configured securities (market.h maps an index to a symbol).
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -36,6 +37,16 @@ struct CustomerTaxRates {
   const TaxRate* division;  // a rate of the zip's division
 };
 
+struct AccountBasket {
+  std::array<int64_t, kMaxBasketSize> securities{};  // security indexes, first `size` used
+  int size = 0;
+};
+
+struct AccountExecutors {
+  std::array<int64_t, 2> persons{};  // the "0001" row's person, then the "0011" row's
+  int count = 0;                     // 0, 1 or 2
+};
+
 class CustomerModel {
  public:
   explicit CustomerModel(const Sizing& sizing) : sizing_(sizing) {}
@@ -50,12 +61,15 @@ class CustomerModel {
   int AccountTaxStatus(int64_t ca_id) const;     // 0 (20 %), 1 (50 %), 2 (30 %)
   std::string AccountName(int64_t ca_id) const;  // "<First> <Last> <type>"
   int64_t AccountBalanceCents(int64_t ca_id) const;
-  // Additional executors beyond the owner: 0 (60 %), 1 (38 %), 2 (2 %) (§3.10).
-  int AdditionalPermissionCount(int64_t ca_id) const;
-  // All permission rows, owner first.
+  // Additional executors beyond the owner: 0 (60 %), 1 (38 %), 2 (2 %), each a pseudo-person
+  // id other than the owner and each other (§3.10). Allocation-free, for the driver's hot path.
+  AccountExecutors ExtraExecutors(int64_t ca_id) const;
+  int AdditionalPermissionCount(int64_t ca_id) const { return ExtraExecutors(ca_id).count; }
+  // All permission rows, owner first ("0000", then "0001" and "0011" for the extra ones).
   std::vector<AccountPermission> AccountPermissions(int64_t ca_id) const;
   // The account's basket: distinct security indexes (0-based, over all configured
-  // securities), size by the §3.19 table.
+  // securities), size by the §3.19 table. Allocation-free; Basket() is the same as a vector.
+  AccountBasket BasketOf(int64_t ca_id) const;
   std::vector<int64_t> Basket(int64_t ca_id) const;
   // The [min, max] basket size for a tier and the customer's number of accounts (§3.19).
   static std::pair<int, int> BasketSizeRange(CustomerTier tier, int account_count);

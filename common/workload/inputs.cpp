@@ -17,10 +17,6 @@ namespace {
 
 namespace pb = bb::protocol;
 
-// Per-key draw budgets of CustomerModel (customer.cpp): the twins below must use the same.
-constexpr uint64_t kPermissionDraws = 4;
-constexpr uint64_t kBasketDraws = 64;
-
 constexpr uint64_t kDrawsPerStream = uint64_t{1} << 40;
 
 constexpr int64_t kMsPerMinute = 60'000;
@@ -109,41 +105,6 @@ bool IsLoadedTradeOrdinal(const Sizing& sizing, int64_t ordinal) {
   const int64_t rank =
       ordinal - first + 1 - (AbortedOrdinalsUpTo(ordinal) - AbortedOrdinalsUpTo(first - 1));
   return rank <= sizing.TradesPerLoadUnit();
-}
-
-AccountBasket BasketOf(const CustomerModel& model, int64_t ca_id) {
-  const int64_t owner = AccountOwner(ca_id);
-  const auto [min, max] = CustomerModel::BasketSizeRange(TierOf(owner), model.AccountCount(owner));
-  Random rng = Random::ForKey(seeds::kAccountBasket, static_cast<uint64_t>(ca_id), kBasketDraws);
-  AccountBasket basket;
-  basket.size = rng.IntRange(min, max);
-  const int64_t last = model.sizing().Securities() - 1;
-  const auto begin = basket.securities.begin();
-  auto end = begin;
-  while (end - begin < basket.size) {
-    const int64_t s = rng.Int64Range(0, last);
-    if (std::find(begin, end, s) == end) *end++ = s;
-  }
-  return basket;
-}
-
-AccountExecutors ExtraExecutorsOf(int64_t ca_id) {
-  Random rng =
-      Random::ForKey(seeds::kAccountPermissions, static_cast<uint64_t>(ca_id), kPermissionDraws);
-  const int point = rng.IntRange(1, 100);
-  AccountExecutors executors;
-  executors.count = point <= 60 ? 0 : point <= 98 ? 1 : 2;
-  const int64_t owner = AccountOwner(ca_id);
-  int64_t first = 0;
-  for (int i = 0; i < executors.count; ++i) {
-    int64_t person;
-    do {
-      person = rng.Int64Range(1, kMaxPseudoPersonId);
-    } while (person == owner || person == first);
-    executors.persons[static_cast<size_t>(i)] = person;
-    first = person;
-  }
-  return executors;
 }
 
 InputGenerator::InputGenerator(const Sizing& sizing, RngSeed seed)
@@ -315,14 +276,14 @@ pb::TradeOrderInput InputGenerator::TradeOrder() {
   pb::TradeOrderInput in;
   const int64_t c_id = customers_.Select(rng_);
   in.acct_id = AccountOf(c_id);
-  const AccountBasket basket = BasketOf(model_, in.acct_id);
+  const AccountBasket basket = model_.BasketOf(in.acct_id);
   const int64_t security =
       basket.securities[static_cast<size_t>(rng_.IntRange(0, basket.size - 1))];
 
   // The owner, or (for a quarter of the accounts that have extra executors) the extra person:
   // the only one if one, the second if two. Either way a person the account permits (F2).
   int64_t executor = c_id;
-  const AccountExecutors extra = ExtraExecutorsOf(in.acct_id);
+  const AccountExecutors extra = model_.ExtraExecutors(in.acct_id);
   if (extra.count > 0 && !rng_.Percent(kExecIsOwnerPercent)) {
     executor = extra.persons[static_cast<size_t>(extra.count - 1)];
   }

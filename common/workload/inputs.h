@@ -45,21 +45,6 @@ RngSeed StreamSeed(RngSeed run_seed, uint64_t stream);
 // TradesPerLoadUnit() not a multiple of 100).
 bool IsLoadedTradeOrdinal(const Sizing& sizing, int64_t ordinal);
 
-// Allocation-free twins of CustomerModel::Basket and the extra executors of
-// CustomerModel::AccountPermissions for the hot path. They make the same draws in the same
-// order (inputs_test checks that they agree with CustomerModel).
-struct AccountBasket {
-  std::array<int64_t, kMaxBasketSize> securities{};  // security indexes, first `size` used
-  int size = 0;
-};
-AccountBasket BasketOf(const CustomerModel& model, int64_t ca_id);
-
-struct AccountExecutors {
-  std::array<int64_t, 2> persons{};  // the "0001" row's person, then the "0011" row's
-  int count = 0;                     // 0, 1 or 2 (as AdditionalPermissionCount)
-};
-AccountExecutors ExtraExecutorsOf(int64_t ca_id);
-
 class InputGenerator {
  public:
   // Draws customers from the whole configured range.

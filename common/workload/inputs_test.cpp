@@ -150,30 +150,6 @@ void ExpectLoadedTradeIds(const std::vector<int64_t>& ids, const std::string& wh
 // ---------------------------------------------------------------------------------------------
 // The building blocks.
 
-TEST(InputGenerator, AllocationFreeTwinsAgreeWithCustomerModel) {
-  const CustomerModel model(kSizing);
-  int checked = 0;
-  for (int64_t n = 1; n <= kSizing.customers; n += 3) {
-    const int64_t c_id = CustomerIdFromOrdinal(n);
-    for (const int64_t ca_id : model.AccountIds(c_id)) {
-      const std::vector<int64_t> basket = model.Basket(ca_id);
-      const AccountBasket twin = BasketOf(model, ca_id);
-      ASSERT_EQ(std::vector<int64_t>(twin.securities.begin(), twin.securities.begin() + twin.size),
-                basket)
-          << "account " << ca_id;
-      const std::vector<AccountPermission> rows = model.AccountPermissions(ca_id);
-      const AccountExecutors extra = ExtraExecutorsOf(ca_id);
-      ASSERT_EQ(static_cast<size_t>(extra.count) + 1, rows.size()) << "account " << ca_id;
-      for (int i = 0; i < extra.count; ++i) {
-        ASSERT_EQ(extra.persons[static_cast<size_t>(i)], rows[static_cast<size_t>(i) + 1].person_id)
-            << "account " << ca_id;
-      }
-      ++checked;
-    }
-  }
-  EXPECT_GT(checked, 8000);
-}
-
 TEST(InputGenerator, LoadedTradeOrdinalsFollowTheLoaderRule) {
   // The loader walks each LU's block, skips aborted ordinals and stops after
   // TradesPerLoadUnit() trades (loader/trade_tables.cpp); replay that for several sizings.
