@@ -1,5 +1,7 @@
 #include "brokerage_house/client_connection.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
@@ -11,9 +13,21 @@ namespace bb::bh {
 
 namespace pr = protocol;
 
-ClientConnection::ClientConnection(asio::ip::tcp::socket socket, WorkerPool& pool, Stats& stats,
+// The read buffer's usual size: many small frames, or the start of a large one (which grows
+// it to the frame's length, bounded by kMaxBodyBytes).
+constexpr std::size_t kReadChunk = 8 * 1024;
+// At most this many queued frames go out in one gathered write.
+constexpr std::size_t kMaxGather = 64;
+
+ClientConnection::ClientConnection(asio::ip::tcp::socket socket, WorkerPool& pool,
+                                   WorkerWakeup& wakeup, Stats& stats,
                                    const ServerIdentity& identity)
-    : socket_(std::move(socket)), pool_(pool), stats_(stats), identity_(identity) {
+    : socket_(std::move(socket)),
+      pool_(pool),
+      wakeup_(wakeup),
+      stats_(stats),
+      identity_(identity),
+      input_(kReadChunk) {
   error_code ec;
   auto remote = socket_.remote_endpoint(ec);
   peer_ = ec ? "unknown peer" : fmt::format("{}:{}", remote.address().to_string(), remote.port());
@@ -22,7 +36,7 @@ ClientConnection::ClientConnection(asio::ip::tcp::socket socket, WorkerPool& poo
 
 void ClientConnection::Start() {
   stats_.clients.fetch_add(1, std::memory_order_relaxed);
-  asio::post(socket_.get_executor(), [self = shared_from_this()] { self->ReadHeader(); });
+  asio::post(socket_.get_executor(), [self = shared_from_this()] { self->ReadMore(); });
 }
 
 void ClientConnection::Close() {
@@ -50,57 +64,78 @@ void ClientConnection::WarnOnce(const std::string& what) {
   spdlog::warn("client {}: {}", peer_, what);
 }
 
-void ClientConnection::ReadHeader() {
-  asio::async_read(socket_, asio::buffer(header_bytes_),
-                   [self = shared_from_this()](error_code ec, std::size_t) {
-                     if (ec) {
-                       if (ec != asio::error::eof && ec != asio::error::operation_aborted &&
-                           ec != asio::error::connection_reset) {
-                         self->WarnOnce(fmt::format("read failed: {}", ec.message()));
-                       }
-                       self->CloseNow();
-                       return;
-                     }
-                     auto parsed = pr::ParseFrameHeader(self->header_bytes_);
-                     self->header_ = parsed.header;
-                     if (parsed.state != pr::FrameHeaderParser::State::kGood) {
-                       // The length can't be trusted: answer, then close.
-                       self->stats_.malformed_frames.fetch_add(1, std::memory_order_relaxed);
-                       self->WarnOnce(parsed.status.message() + "; closing the connection");
-                       self->close_after_write_ = true;
-                       self->SendError(parsed.header.request_id, pr::ErrorCode::kMalformedFrame,
-                                       parsed.status.message());
-                       return;
-                     }
-                     self->ReadBody();
-                   });
-}
-
-void ClientConnection::ReadBody() {
-  body_.resize(header_.body_length);  // bounded by kMaxBodyBytes, checked with the header
-  asio::async_read(
-      socket_, asio::buffer(body_), [self = shared_from_this()](error_code ec, std::size_t) {
+void ClientConnection::ReadMore() {
+  // Keep the unhandled bytes (a partial frame) at the front, with room for the whole frame
+  // once its header, checked already, says how long it is.
+  const std::size_t pending = input_end_ - input_begin_;
+  std::size_t need = kReadChunk;
+  if (pending >= pr::kFrameHeaderBytes) {
+    auto parsed = pr::ParseFrameHeader(
+        std::span<const uint8_t>(input_.data() + input_begin_, pr::kFrameHeaderBytes));
+    need = std::max(need, pr::kFrameHeaderBytes + parsed.header.body_length);
+  }
+  if (input_begin_ > 0) {
+    std::copy(input_.begin() + static_cast<std::ptrdiff_t>(input_begin_),
+              input_.begin() + static_cast<std::ptrdiff_t>(input_end_), input_.begin());
+    input_begin_ = 0;
+    input_end_ = pending;
+  }
+  if (input_.size() < need) input_.resize(need);
+  if (pending == 0 && input_.size() > kReadChunk) {
+    input_ = std::vector<uint8_t>(kReadChunk);  // a large frame is done: give its memory back
+  }
+  socket_.async_read_some(
+      asio::buffer(input_.data() + input_end_, input_.size() - input_end_),
+      [self = shared_from_this()](error_code ec, std::size_t n) {
         if (ec) {
-          self->WarnOnce(fmt::format("connection ended inside a frame: {}", ec.message()));
+          if (self->input_end_ > self->input_begin_) {
+            self->WarnOnce(fmt::format("connection ended inside a frame: {}", ec.message()));
+          } else if (ec != asio::error::eof && ec != asio::error::operation_aborted &&
+                     ec != asio::error::connection_reset) {
+            self->WarnOnce(fmt::format("read failed: {}", ec.message()));
+          }
           self->CloseNow();
           return;
         }
-        self->HandleFrame();
+        self->input_end_ += n;
+        self->HandleInput();
       });
 }
 
-void ClientConnection::HandleFrame() {
+// Handles every whole frame that has arrived, then reads on; a bad header stops reading.
+void ClientConnection::HandleInput() {
+  while (!closed_) {
+    std::span<const uint8_t> pending(input_.data() + input_begin_, input_end_ - input_begin_);
+    if (pending.size() < pr::kFrameHeaderBytes) break;
+    auto parsed = pr::ParseFrameHeader(pending);
+    if (parsed.state != pr::FrameHeaderParser::State::kGood) {
+      // The length can't be trusted: answer, then close.
+      stats_.malformed_frames.fetch_add(1, std::memory_order_relaxed);
+      WarnOnce(parsed.status.message() + "; closing the connection");
+      close_after_write_ = true;
+      SendError(parsed.header.request_id, pr::ErrorCode::kMalformedFrame, parsed.status.message());
+      return;
+    }
+    const std::size_t frame_bytes = pr::kFrameHeaderBytes + parsed.header.body_length;
+    if (pending.size() < frame_bytes) break;
+    input_begin_ += frame_bytes;
+    HandleFrame(parsed.header, pending.subspan(pr::kFrameHeaderBytes, parsed.header.body_length));
+  }
+  if (input_begin_ == input_end_) input_begin_ = input_end_ = 0;
+  if (!closed_) ReadMore();
+}
+
+void ClientConnection::HandleFrame(const pr::FrameHeader& header, std::span<const uint8_t> body) {
   const int64_t received = MonotonicMicros();
-  const uint64_t id = header_.request_id;
-  auto decoded = pr::DecodeMessage(header_.type, body_);
+  const uint64_t id = header.request_id;
+  auto decoded = pr::DecodeMessage(header.type, body);
   if (!decoded.ok()) {
     stats_.malformed_frames.fetch_add(1, std::memory_order_relaxed);
     WarnOnce(decoded.status().message());
     SendError(id, pr::ErrorCode::kMalformedFrame, decoded.status().message());
-    ReadHeader();
     return;
   }
-  if (header_.type == pr::MessageType::kHello) {
+  if (header.type == pr::MessageType::kHello) {
     const auto& hello = std::get<pr::Hello>(*decoded);
     pr::HelloReply reply;
     reply.component = identity_.component;
@@ -120,22 +155,22 @@ void ClientConnection::HandleFrame() {
       spdlog::info("client {}: {} connected", peer_, hello.component);
     }
     Reply(id, reply);
-    ReadHeader();
     return;
   }
-  if (!IsTransactionRequest(header_.type)) {
+  if (!IsTransactionRequest(header.type)) {
     SendError(id, pr::ErrorCode::kUnexpectedMessage,
               fmt::format("{} is not a request a Brokerage House serves",
-                          pr::MessageTypeName(header_.type)));
+                          pr::MessageTypeName(header.type)));
   } else if (!hello_done_) {
     SendError(id, pr::ErrorCode::kUnexpectedMessage,
               "a hello with the run's sizing must come first");
-  } else if (!pool_.Submit(
-                 Job{shared_from_this(), id, header_.type, std::move(decoded).value(), received})) {
+  } else if (pool_.Submit(
+                 Job{shared_from_this(), id, header.type, std::move(decoded).value(), received})) {
+    wakeup_.Request();
+  } else {
     stats_.overloaded.fetch_add(1, std::memory_order_relaxed);
     SendError(id, pr::ErrorCode::kOverloaded, "the request queue is full");
   }
-  ReadHeader();
 }
 
 void ClientConnection::Deliver(uint64_t request_id, pr::Message reply) {
@@ -173,6 +208,8 @@ void ClientConnection::Reply(uint64_t request_id, const pr::Message& reply) {
   if (!writing_) Write();
 }
 
+// Sends every queued frame (up to kMaxGather) in one gathered write: a connection with many
+// requests in flight (the market emulator's) gets its replies in one system call.
 void ClientConnection::Write() {
   if (writes_.empty()) {
     writing_ = false;
@@ -180,17 +217,22 @@ void ClientConnection::Write() {
     return;
   }
   writing_ = true;
-  asio::async_write(socket_, asio::buffer(writes_.front()),
-                    [self = shared_from_this()](error_code ec, std::size_t) {
-                      if (ec) {
-                        self->CloseNow();
-                        return;
-                      }
-                      if (self->spare_.size() < 8)
-                        self->spare_.push_back(std::move(self->writes_.front()));
-                      self->writes_.pop_front();
-                      self->Write();
-                    });
+  frames_in_write_ = std::min(writes_.size(), kMaxGather);
+  gather_.clear();
+  for (std::size_t i = 0; i < frames_in_write_; ++i) gather_.push_back(asio::buffer(writes_[i]));
+  // A span, not the vector: async_write copies the sequence it is given.
+  std::span<const asio::const_buffer> frames(gather_);
+  asio::async_write(socket_, frames, [self = shared_from_this()](error_code ec, std::size_t) {
+    if (ec) {
+      self->CloseNow();
+      return;
+    }
+    for (std::size_t i = 0; i < self->frames_in_write_; ++i) {
+      if (self->spare_.size() < 8) self->spare_.push_back(std::move(self->writes_.front()));
+      self->writes_.pop_front();
+    }
+    self->Write();
+  });
 }
 
 }  // namespace bb::bh

@@ -13,9 +13,10 @@
 // runs on the connection's strand.
 #pragma once
 
-#include <array>
+#include <atomic>
 #include <deque>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -35,19 +36,42 @@ struct ServerIdentity {
   int32_t initial_trade_days = 0;
 };
 
+// Wakes the DB workers once per turn of the I/O loop: the first request queued in a turn posts
+// one WorkerPool::WakeWorkers() behind the handlers that are already ready to run, so the
+// requests that arrive together share one wake-up (see WorkerPool::Submit).
+//
+// Ownership: the server's; it must outlive the io_context's handlers. Thread-safety: Request
+// from any thread.
+class WorkerWakeup {
+ public:
+  WorkerWakeup(asio::io_context& io, WorkerPool& pool) : io_(io), pool_(pool) {}
+  void Request() {
+    if (posted_.exchange(true, std::memory_order_acq_rel)) return;
+    asio::post(io_, [this] {
+      posted_.store(false, std::memory_order_release);
+      pool_.WakeWorkers();
+    });
+  }
+
+ private:
+  asio::io_context& io_;
+  WorkerPool& pool_;
+  std::atomic<bool> posted_{false};
+};
+
 class ClientConnection : public ReplyTarget, public std::enable_shared_from_this<ClientConnection> {
  public:
-  ClientConnection(asio::ip::tcp::socket socket, WorkerPool& pool, Stats& stats,
-                   const ServerIdentity& identity);
+  ClientConnection(asio::ip::tcp::socket socket, WorkerPool& pool, WorkerWakeup& wakeup,
+                   Stats& stats, const ServerIdentity& identity);
   void Start();
   // Closes the connection (from any thread) once the replies already queued are written.
   void Close();
   void Deliver(uint64_t request_id, protocol::Message reply) override;
 
  private:
-  void ReadHeader();
-  void ReadBody();
-  void HandleFrame();
+  void ReadMore();
+  void HandleInput();
+  void HandleFrame(const protocol::FrameHeader& header, std::span<const uint8_t> body);
   void Reply(uint64_t request_id, const protocol::Message& reply);
   void SendError(uint64_t request_id, protocol::ErrorCode code, std::string text);
   void Write();
@@ -56,13 +80,19 @@ class ClientConnection : public ReplyTarget, public std::enable_shared_from_this
 
   asio::ip::tcp::socket socket_;
   WorkerPool& pool_;
+  WorkerWakeup& wakeup_;
   Stats& stats_;
   const ServerIdentity& identity_;
   std::string peer_;
-  std::array<uint8_t, protocol::kFrameHeaderBytes> header_bytes_{};
-  protocol::FrameHeader header_;
-  std::vector<uint8_t> body_;
+  // Bytes read and not yet handled are [input_begin_, input_end_). One read takes whatever has
+  // arrived, usually a whole request (header and body) or several, rather than one read for
+  // the header and another for the body.
+  std::vector<uint8_t> input_;
+  std::size_t input_begin_ = 0;
+  std::size_t input_end_ = 0;
   std::deque<std::vector<uint8_t>> writes_;  // encoded frames waiting to go out
+  std::vector<asio::const_buffer> gather_;   // the frames of the write in progress
+  std::size_t frames_in_write_ = 0;          // how many of writes_ it covers
   std::vector<std::vector<uint8_t>> spare_;  // sent buffers, reused
   bool writing_ = false;
   bool close_after_write_ = false;

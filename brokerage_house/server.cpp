@@ -36,6 +36,7 @@ Status Server::Run() {
                                 std::move(sink));
   if (!pool.ok()) return pool.status();
   pool_ = std::move(pool).value();
+  wakeup_ = std::make_unique<WorkerWakeup>(io_, *pool_);
 
   error_code ec;
   auto address = asio::ip::make_address(options_.listen.host, ec);
@@ -85,7 +86,7 @@ void Server::Accept() {
                            if (!acceptor_.is_open()) return;
                            if (!ec) {
                              auto client = std::make_shared<ClientConnection>(
-                                 std::move(socket), *pool_, stats_, options_.identity);
+                                 std::move(socket), *pool_, *wakeup_, stats_, options_.identity);
                              client->Start();
                              std::erase_if(clients_, [](const auto& w) { return w.expired(); });
                              clients_.push_back(client);

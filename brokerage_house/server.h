@@ -61,6 +61,7 @@ class Server {
   asio::signal_set signals_;
   asio::steady_timer summary_timer_;
   std::unique_ptr<WorkerPool> pool_;
+  std::unique_ptr<WorkerWakeup> wakeup_;
   std::unique_ptr<MarketClient> market_;
   std::vector<std::weak_ptr<ClientConnection>> clients_;
   std::chrono::steady_clock::time_point last_summary_;

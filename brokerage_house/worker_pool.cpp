@@ -1,5 +1,6 @@
 #include "brokerage_house/worker_pool.h"
 
+#include <algorithm>
 #include <type_traits>
 
 #include "common/util/clock.h"
@@ -26,12 +27,26 @@ WorkerPool::~WorkerPool() { Stop(); }
 bool WorkerPool::Submit(Job&& job) {
   {
     std::lock_guard lock(mutex_);
-    if (stopping_ || queue_.size() >= capacity_) return false;
+    if (stopping_ || queue_.size() >= capacity_ + sleeping_) return false;
     queue_.push_back(std::move(job));
   }
   stats_.queue_depth.fetch_add(1, std::memory_order_relaxed);
-  ready_.notify_one();
   return true;
+}
+
+void WorkerPool::WakeWorkers() {
+  std::size_t wake = 0, sleeping = 0;
+  {
+    std::lock_guard lock(mutex_);
+    sleeping = sleeping_;
+    wake = std::min(queue_.size(), sleeping_);
+  }
+  if (wake == 0) return;
+  if (wake == sleeping) {
+    ready_.notify_all();
+  } else {
+    for (std::size_t i = 0; i < wake; ++i) ready_.notify_one();
+  }
 }
 
 void WorkerPool::Stop() {
@@ -72,7 +87,9 @@ void WorkerPool::Work(Handler& handler) {
     Job job;
     {
       std::unique_lock lock(mutex_);
+      ++sleeping_;
       ready_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
+      --sleeping_;
       if (queue_.empty()) return;  // stopping and drained
       job = std::move(queue_.front());
       queue_.pop_front();

@@ -5,8 +5,8 @@
 // A job names where its reply goes (a ReplyTarget: the client connection, which hands the
 // reply to its I/O strand); market requests go to the market sink after the reply.
 //
-// Thread-safety: Submit from any thread (the I/O thread); Stop from one thread, not an I/O
-// thread (it waits for the queue to drain).
+// Thread-safety: Submit and WakeWorkers from any thread (the I/O thread); Stop from one thread,
+// not an I/O thread (it waits for the queue to drain).
 #pragma once
 
 #include <condition_variable>
@@ -51,7 +51,15 @@ class WorkerPool {
   ~WorkerPool();
 
   // Queues a job; false when the queue is full or the pool is stopping (reply "overloaded").
+  // A job that a sleeping worker will take does not count against the capacity: the queue
+  // bounds the requests waiting for a worker. Submit wakes no one: an awake worker sees the
+  // job at once, and sleeping ones wait for the next WakeWorkers(). The I/O thread queues
+  // every request of one turn of its loop and then wakes the workers once (WorkerWakeup),
+  // rather than once per request: each wake is a futex call and, on a busy machine, a
+  // worker preempting the I/O thread (bench harness: about one context switch per request).
   bool Submit(Job&& job);
+  // Wakes as many sleeping workers as there are queued jobs. Any thread.
+  void WakeWorkers();
 
   // Serves what is queued, then joins the workers.
   void Stop();
@@ -67,6 +75,7 @@ class WorkerPool {
   std::mutex mutex_;
   std::condition_variable ready_;
   std::deque<Job> queue_;
+  std::size_t sleeping_ = 0;  // workers waiting on ready_
   bool stopping_ = false;
   std::vector<std::unique_ptr<Handler>> handlers_;
   std::vector<std::thread> threads_;
