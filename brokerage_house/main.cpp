@@ -1,6 +1,7 @@
 // bb-brokerage-house: the Brokerage House server. Options and wiring only; see server.h.
 #include <cstring>
 #include <string>
+#include <string_view>
 #include <thread>
 
 #include <fmt/format.h>
@@ -48,6 +49,19 @@ Stops gracefully on SIGTERM or SIGINT: no new clients, queued requests served an
 Exit status: 0 stopped, 1 failed (the message says why), 2 bad usage.
 )";
 
+// --listen HOST:0 asks for an ephemeral port, reported through --port-file (tests and bench
+// harness use it). ParseHostPort takes ports 1..65535 only, as every address we connect to
+// needs, so port 0 is recognised here; anything else gets ParseHostPort's message.
+Result<bb::HostPort> ParseListen(std::string_view option, std::string_view text) {
+  if (text.size() > 2 && text.ends_with(":0")) {
+    std::string with_port(text.substr(0, text.size() - 1));
+    with_port += '1';
+    auto hp = bb::ParseHostPort(option, with_port);
+    if (hp.ok()) return bb::HostPort{hp->host, 0};
+  }
+  return bb::ParseHostPort(option, text);
+}
+
 struct Options {
   bb::bh::ServerOptions server;
   std::string conninfo;
@@ -76,7 +90,7 @@ Result<Options> Parse(int argc, char** argv) {
     if (arg == "--listen" || arg == "--market") {
       auto v = value();
       if (!v.ok()) return v.status();
-      auto hp = bb::ParseHostPort(arg, *v);
+      auto hp = arg == "--listen" ? ParseListen(arg, *v) : bb::ParseHostPort(arg, *v);
       if (!hp.ok()) return hp.status();
       if (arg == "--listen") {
         o.server.listen = *hp;
