@@ -1,0 +1,805 @@
+#include "market_emulator/emulator.h"
+
+#include <algorithm>
+#include <array>
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <vector>
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include "common/protocol/codec.h"
+#include "common/util/asio.h"
+#include "common/util/clock.h"
+#include "common/util/mix_log.h"
+#include "market_emulator/frame_stream.h"
+#include "market_emulator/trading_floor.h"
+
+namespace bb::mee {
+
+namespace pr = protocol;
+using tcp = asio::ip::tcp;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+// Re-sends of a Trade-Result that the BH gave up on (retry_exhausted), per trade.
+constexpr int32_t kMaxResends = 3;
+
+// Appends one encoded frame to `out`; encoding our own well-formed messages cannot fail
+// except on a bug, which is logged.
+template <typename M>
+void AppendFrame(const M& message, uint64_t request_id, std::vector<uint8_t>& out) {
+  pr::Writer w(out);
+  if (Status s = pr::EncodeFrame(message, request_id, w); !s.ok()) {
+    spdlog::error("cannot encode {}: {}", pr::MessageTypeName(M::kType), s.message());
+  }
+}
+
+// A socket's outgoing bytes: frames accumulate in `pending` while one async_write sends
+// `writing`; then they swap. One write per burst, however many frames it holds.
+struct OutBuffer {
+  std::vector<uint8_t> pending;
+  std::vector<uint8_t> writing;
+  bool busy = false;
+};
+
+}  // namespace
+
+class MarketEmulator::Impl {
+ public:
+  explicit Impl(EmulatorOptions options)
+      : options_(std::move(options)),
+        floor_(FloorOptions{options_.sizing, options_.seed, options_.max_pending}),
+        acceptor_(io_),
+        signals_(io_, SIGINT, SIGTERM),
+        book_timer_(io_),
+        summary_timer_(io_),
+        drain_timer_(io_),
+        base_(Clock::now()) {
+    for (int i = 0; i < options_.delivery_connections; ++i) {
+      links_.push_back(std::make_unique<Link>(io_, i));
+    }
+  }
+
+  Status Run();
+  void Stop() {
+    asio::post(io_, [this] { BeginShutdown(); });
+  }
+  std::atomic<uint16_t> port_{0};
+  EmulatorStats stats_;
+
+ private:
+  // ---- the order side: one session per Brokerage House connection ----
+  class Session : public std::enable_shared_from_this<Session> {
+   public:
+    Session(Impl& owner, tcp::socket socket) : owner_(owner), socket_(std::move(socket)) {
+      error_code ec;
+      auto ep = socket_.remote_endpoint(ec);
+      peer_ = ec ? std::string("?") : fmt::format("{}:{}", ep.address().to_string(), ep.port());
+    }
+    void Start() { Read(); }
+    void Close() {
+      error_code ec;
+      socket_.shutdown(tcp::socket::shutdown_both, ec);
+      socket_.close(ec);
+    }
+
+   private:
+    void Read();
+    void HandleFrames();
+    void Flush();
+
+    Impl& owner_;
+    tcp::socket socket_;
+    std::string peer_;
+    FrameStream stream_;
+    OutBuffer out_;
+    bool hello_done_ = false;
+    bool closing_ = false;
+  };
+
+  // ---- the delivery side: one link per connection to the Brokerage House ----
+  struct InFlight {
+    uint64_t request_id = 0;
+    Delivery delivery;
+    int64_t sent_us = 0;  // floor time (monotonic) at send
+    int64_t sent_wall_us = 0;
+  };
+  struct Link {
+    Link(asio::io_context& io, int i) : socket(io), retry(io), index(i) {}
+    tcp::socket socket;
+    asio::steady_timer retry;
+    int index;
+    enum class State { kDown, kConnecting, kHello, kReady, kPaused } state = State::kDown;
+    FrameStream stream;
+    OutBuffer out;
+    std::vector<InFlight> in_flight;  // at most max_in_flight
+    bool warned = false;
+    uint64_t generation = 0;  // bumped on each drop; stale handlers compare it
+  };
+
+  int64_t NowUs() const {
+    return std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - base_).count();
+  }
+
+  void Accept();
+  void OnOrder(Session& session, const pr::MarketTradeRequest& request, uint64_t request_id,
+               std::vector<uint8_t>& out);
+  void ArmBookTimer();
+  void Connect(Link& link);
+  void ReadLink(Link& link);
+  void OnReply(Link& link, const pr::FrameHeader& header, std::span<const uint8_t> body);
+  void DropLink(Link& link, const std::string& why);
+  void RetryLater(Link& link, std::chrono::milliseconds after);
+  void Pump();
+  void FlushLink(Link& link);
+  void Delivered(Link& link, InFlight& f, const pr::ReplyStatus& status);
+  void Summary();
+  void BeginShutdown();
+  void MaybeFinish();
+  void Finish();
+  void Fail(int64_t trade_id, std::string_view code, std::string_view reason);
+  void RefreshGauges() {
+    stats_.pending.store(static_cast<int64_t>(floor_.pending()), std::memory_order_relaxed);
+    stats_.due.store(static_cast<int64_t>(floor_.due_count()), std::memory_order_relaxed);
+  }
+
+  EmulatorOptions options_;
+  asio::io_context io_;
+  TradingFloor floor_;
+  tcp::acceptor acceptor_;
+  asio::signal_set signals_;
+  asio::steady_timer book_timer_;
+  asio::steady_timer summary_timer_;
+  asio::steady_timer drain_timer_;
+  Clock::time_point base_;
+  std::optional<int64_t> armed_due_us_;
+  std::vector<std::weak_ptr<Session>> sessions_;
+  std::vector<std::unique_ptr<Link>> links_;
+  size_t next_link_ = 0;
+  uint64_t next_request_id_ = 1;
+  std::unique_ptr<MixLog> mix_;
+  std::FILE* failed_ = nullptr;
+  int64_t failed_lines_ = 0;
+  bool stopping_ = false;
+  bool finished_ = false;
+  Clock::time_point last_refusal_log_{};
+  int64_t refusals_unlogged_ = 0;
+  // For the summary's rates.
+  Clock::time_point last_summary_;
+  int64_t last_tr_ = 0;
+  int64_t last_mf_ = 0;
+};
+
+// ---------------------------------------------------------------------------------------------
+// Start and stop.
+
+Status MarketEmulator::Impl::Run() {
+  auto mix = MixLog::Open(options_.out_dir + "/" + kMixLogName);
+  if (!mix.ok()) return mix.status();
+  mix_ = std::move(mix).value();
+  const std::string failed_path = options_.out_dir + "/" + kFailedName;
+  failed_ = std::fopen(failed_path.c_str(), "w");
+  if (failed_ == nullptr) {
+    return Status::IoError(fmt::format("{}: {}", failed_path, std::strerror(errno)));
+  }
+  std::fputs("trade_id,code,reason\n", failed_);
+
+  error_code ec;
+  auto address = asio::ip::make_address(options_.listen.host, ec);
+  tcp::endpoint endpoint(address, options_.listen.port);
+  if (!ec) acceptor_.open(endpoint.protocol(), ec);
+  if (!ec) acceptor_.set_option(tcp::acceptor::reuse_address(true), ec);
+  if (!ec) acceptor_.bind(endpoint, ec);
+  if (!ec) acceptor_.listen(asio::socket_base::max_listen_connections, ec);
+  if (ec) {
+    std::fclose(failed_);
+    failed_ = nullptr;
+    (void)mix_->Close();
+    return Status::IoError(fmt::format("--listen {}:{}: {}", options_.listen.host,
+                                       options_.listen.port, ec.message()));
+  }
+  port_.store(acceptor_.local_endpoint().port());
+  if (!options_.port_file.empty()) std::ofstream(options_.port_file) << port_.load() << "\n";
+  spdlog::info(
+      "listening for Brokerage House orders on {}:{}; delivering to {} over {} connections "
+      "({} in flight each); sizing {} customers, SF {}, ITD {}; pending cap {}",
+      options_.listen.host, port_.load(),
+      options_.bh_port_file.empty() ? fmt::format("{}:{}", options_.bh.host, options_.bh.port)
+                                    : "the port in " + options_.bh_port_file,
+      options_.delivery_connections, options_.max_in_flight, options_.sizing.customers,
+      options_.sizing.scale_factor, options_.sizing.initial_trade_days, options_.max_pending);
+
+  mix_->Mark("START");
+  Accept();
+  for (auto& link : links_) Connect(*link);
+  signals_.async_wait([this](error_code ec, int signo) {
+    if (ec) return;
+    spdlog::info("signal {}: stopping", signo);
+    BeginShutdown();
+  });
+  last_summary_ = Clock::now();
+  Summary();
+  io_.run();
+
+  Status result = mix_->Close();
+  if (failed_ != nullptr && std::fclose(failed_) != 0 && result.ok()) {
+    result = Status::IoError(fmt::format("{}: {}", failed_path, std::strerror(errno)));
+  }
+  failed_ = nullptr;
+  return result;
+}
+
+void MarketEmulator::Impl::BeginShutdown() {
+  if (stopping_) return;
+  stopping_ = true;
+  error_code ec;
+  acceptor_.close(ec);
+  signals_.cancel(ec);
+  summary_timer_.cancel();
+  book_timer_.cancel();
+  for (auto& weak : sessions_) {
+    if (auto s = weak.lock()) s->Close();
+  }
+  sessions_.clear();
+  spdlog::info(
+      "stopping: {} due and {} in flight get up to {} s to be delivered", floor_.due_count(),
+      [this] {
+        size_t n = 0;
+        for (auto& l : links_) n += l->in_flight.size();
+        return n;
+      }(),
+      options_.drain_seconds);
+  drain_timer_.expires_after(std::chrono::seconds(options_.drain_seconds));
+  drain_timer_.async_wait([this](error_code e) {
+    if (!e) Finish();
+  });
+  MaybeFinish();
+}
+
+void MarketEmulator::Impl::MaybeFinish() {
+  if (!stopping_ || finished_ || floor_.HasDue()) return;
+  for (auto& l : links_) {
+    if (!l->in_flight.empty()) return;
+  }
+  Finish();
+}
+
+void MarketEmulator::Impl::Finish() {
+  if (finished_) return;
+  finished_ = true;
+  drain_timer_.cancel();
+  for (auto& link : links_) {
+    DropLink(*link, "the market emulator is stopping");
+    link->retry.cancel();
+  }
+  int64_t unfinished = 0;
+  for (const auto& u : floor_.TakeUnfinished()) {
+    Fail(u.trade_id, "TR", u.what);
+    ++unfinished;
+  }
+  stats_.unfinished_at_stop.store(unfinished);
+  RefreshGauges();
+  if (unfinished > 0) {
+    spdlog::error("{} orders were still pending at stop; their trade ids are in {}/{}", unfinished,
+                  options_.out_dir, kFailedName);
+  }
+  spdlog::info(
+      "stopped: {} orders received, {} refused, {} Trade-Results and {} Market-Feeds "
+      "delivered, {} lost in flight, {} unfinished at stop ({} lines in {})",
+      stats_.orders_received.load(), stats_.orders_refused.load(),
+      stats_.trade_results_delivered.load(), stats_.market_feeds_delivered.load(),
+      stats_.lost_in_flight.load(), unfinished, failed_lines_, kFailedName);
+  mix_->Mark("STOP");
+}
+
+void MarketEmulator::Impl::Fail(int64_t trade_id, std::string_view code, std::string_view reason) {
+  ++failed_lines_;
+  if (failed_ != nullptr) fmt::print(failed_, "{},{},{}\n", trade_id, code, reason);
+}
+
+void MarketEmulator::Impl::Summary() {
+  if (options_.summary_seconds <= 0 || stopping_) return;
+  summary_timer_.expires_after(std::chrono::seconds(options_.summary_seconds));
+  summary_timer_.async_wait([this](error_code ec) {
+    if (ec) return;
+    const auto now = Clock::now();
+    const double seconds = std::chrono::duration<double>(now - last_summary_).count();
+    const int64_t tr = stats_.trade_results_delivered.load();
+    const int64_t mf = stats_.market_feeds_delivered.load();
+    size_t in_flight = 0;
+    for (auto& l : links_) in_flight += l->in_flight.size();
+    spdlog::info(
+        "pending {} (timers {}, triggers {}), due-unsent {}, in flight {}, TR/s {:.0f}, MF/s "
+        "{:.1f}, received {}, refused {}, errors {}, lost in flight {}, busy {}, re-sent {}, links "
+        "up {}/{}",
+        floor_.pending(), floor_.armed_count(), floor_.trigger_count(), floor_.due_count(),
+        in_flight, (tr - last_tr_) / seconds, (mf - last_mf_) / seconds,
+        stats_.orders_received.load(), stats_.orders_refused.load(), stats_.delivery_errors.load(),
+        stats_.lost_in_flight.load(), stats_.bh_busy.load(), stats_.resent.load(),
+        stats_.links_up.load(), links_.size());
+    last_summary_ = now;
+    last_tr_ = tr;
+    last_mf_ = mf;
+    Summary();
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Orders from the Brokerage House.
+
+void MarketEmulator::Impl::Accept() {
+  acceptor_.async_accept([this](error_code ec, tcp::socket socket) {
+    if (ec) {
+      if (!stopping_) spdlog::warn("accept: {}", ec.message());
+      if (acceptor_.is_open()) Accept();
+      return;
+    }
+    error_code ignored;
+    socket.set_option(tcp::no_delay(true), ignored);
+    auto session = std::make_shared<Session>(*this, std::move(socket));
+    std::erase_if(sessions_, [](const auto& w) { return w.expired(); });
+    sessions_.push_back(session);
+    session->Start();
+    Accept();
+  });
+}
+
+void MarketEmulator::Impl::Session::Read() {
+  auto space = stream_.space();
+  socket_.async_read_some(asio::buffer(space.data(), space.size()),
+                          [self = shared_from_this()](error_code ec, size_t n) {
+                            if (ec) {
+                              if (ec != asio::error::eof && ec != asio::error::operation_aborted)
+                                spdlog::warn("Brokerage House {}: {}", self->peer_, ec.message());
+                              self->Close();
+                              return;
+                            }
+                            self->stream_.Commit(n);
+                            self->HandleFrames();
+                            if (!self->closing_) self->Read();
+                          });
+}
+
+void MarketEmulator::Impl::Session::HandleFrames() {
+  Impl& o = owner_;
+  pr::MarketTradeRequest request;
+  for (;;) {
+    auto state = stream_.Next();
+    if (state == FrameStream::State::kNeedMore) break;
+    if (state == FrameStream::State::kBad) {
+      spdlog::warn("Brokerage House {}: {}; closing", peer_, stream_.status().message());
+      AppendFrame(pr::ErrorReply{pr::ErrorCode::kMalformedFrame, stream_.status().message()},
+                  stream_.header().request_id, out_.pending);
+      closing_ = true;
+      break;
+    }
+    const auto& header = stream_.header();
+    if (header.type == pr::MessageType::kHello) {
+      pr::Hello hello;
+      pr::HelloReply reply;
+      reply.component = o.options_.component;
+      if (Status s = pr::Decode(stream_.body(), hello); !s.ok()) {
+        reply.reason = s.message();
+      } else if (hello.protocol_version != pr::kProtocolVersion) {
+        reply.reason =
+            fmt::format("protocol version: {} has {}, {} has {}", hello.component,
+                        hello.protocol_version, o.options_.component, pr::kProtocolVersion);
+      } else if (hello.customers_total != o.options_.sizing.customers ||
+                 hello.scale_factor != o.options_.sizing.scale_factor ||
+                 hello.initial_trade_days != o.options_.sizing.initial_trade_days) {
+        reply.reason = fmt::format(
+            "sizing mismatch: {} has customers {}, scale factor {}, initial trade days {}; {} "
+            "has customers {}, scale factor {}, initial trade days {}",
+            hello.component, hello.customers_total, hello.scale_factor, hello.initial_trade_days,
+            o.options_.component, o.options_.sizing.customers, o.options_.sizing.scale_factor,
+            o.options_.sizing.initial_trade_days);
+      } else {
+        reply.accepted = true;
+        hello_done_ = true;
+        spdlog::info("Brokerage House {} ({}) connected", peer_, hello.component);
+      }
+      if (!reply.accepted) {
+        spdlog::warn("Brokerage House {}: hello refused: {}", peer_, reply.reason);
+        closing_ = true;
+      }
+      AppendFrame(reply, header.request_id, out_.pending);
+      if (closing_) break;
+      continue;
+    }
+    if (!hello_done_) {
+      AppendFrame(pr::ErrorReply{pr::ErrorCode::kUnexpectedMessage,
+                                 "a hello with the run's sizing must come first"},
+                  header.request_id, out_.pending);
+      closing_ = true;
+      break;
+    }
+    if (header.type != pr::MessageType::kMarketTradeRequest) {
+      AppendFrame(pr::ErrorReply{pr::ErrorCode::kUnexpectedMessage,
+                                 fmt::format("the market emulator takes MarketTradeRequest, not {}",
+                                             pr::MessageTypeName(header.type))},
+                  header.request_id, out_.pending);
+      continue;
+    }
+    if (Status s = pr::Decode(stream_.body(), request); !s.ok()) {
+      spdlog::warn("Brokerage House {}: {}", peer_, s.message());
+      AppendFrame(pr::ErrorReply{pr::ErrorCode::kMalformedFrame, s.message()}, header.request_id,
+                  out_.pending);
+      continue;
+    }
+    o.OnOrder(*this, request, header.request_id, out_.pending);
+  }
+  Flush();
+  o.ArmBookTimer();
+  o.RefreshGauges();
+  o.Pump();
+}
+
+void MarketEmulator::Impl::Session::Flush() {
+  if (out_.busy) return;
+  if (out_.pending.empty()) {
+    if (closing_) Close();
+    return;
+  }
+  out_.busy = true;
+  std::swap(out_.pending, out_.writing);
+  out_.pending.clear();
+  asio::async_write(socket_, asio::buffer(out_.writing),
+                    [self = shared_from_this()](error_code ec, size_t) {
+                      self->out_.busy = false;
+                      self->out_.writing.clear();
+                      if (ec) {
+                        self->Close();
+                        return;
+                      }
+                      self->Flush();
+                    });
+}
+
+void MarketEmulator::Impl::OnOrder(Session&, const pr::MarketTradeRequest& request,
+                                   uint64_t request_id, std::vector<uint8_t>& out) {
+  stats_.orders_received.fetch_add(1, std::memory_order_relaxed);
+  if (stopping_) {
+    AppendFrame(pr::ErrorReply{pr::ErrorCode::kShuttingDown, "the market emulator is stopping"},
+                request_id, out);
+    stats_.orders_refused.fetch_add(1, std::memory_order_relaxed);
+    Fail(request.trade_id, "TR", "refused: the market emulator is stopping");
+    return;
+  }
+  SubmitResult r = floor_.Submit(request, NowUs());
+  if (r.outcome == SubmitOutcome::kQueued) {
+    AppendFrame(pr::MarketTradeAck{request.trade_id}, request_id, out);
+    return;
+  }
+  stats_.orders_refused.fetch_add(1, std::memory_order_relaxed);
+  // error = lost work (STYLE.md). Every trade id goes to the failed file; the log gets at most
+  // one line a second, with the count of the refusals it did not show.
+  const auto now = Clock::now();
+  if (now - last_refusal_log_ >= std::chrono::seconds(1)) {
+    spdlog::error(
+        "order refused: {}{}", r.reason,
+        refusals_unlogged_ > 0
+            ? fmt::format(" (and {} more refusals since the last line)", refusals_unlogged_)
+            : "");
+    last_refusal_log_ = now;
+    refusals_unlogged_ = 0;
+  } else {
+    ++refusals_unlogged_;
+  }
+  Fail(request.trade_id, "TR", "refused: " + r.reason);
+  AppendFrame(
+      pr::ErrorReply{r.outcome == SubmitOutcome::kRefusedFull ? pr::ErrorCode::kOverloaded
+                                                              : pr::ErrorCode::kMalformedFrame,
+                     r.reason},
+      request_id, out);
+}
+
+void MarketEmulator::Impl::ArmBookTimer() {
+  if (stopping_) return;
+  auto next = floor_.NextDueUs();
+  if (!next || (armed_due_us_ && *armed_due_us_ == *next)) return;
+  armed_due_us_ = next;
+  book_timer_.expires_at(base_ + std::chrono::microseconds(*next));
+  book_timer_.async_wait([this](error_code ec) {
+    if (ec) return;  // re-armed for an earlier order, or stopping
+    armed_due_us_.reset();
+    floor_.Advance(NowUs());
+    ArmBookTimer();
+    RefreshGauges();
+    Pump();
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Deliveries to the Brokerage House.
+
+void MarketEmulator::Impl::Connect(Link& link) {
+  if (finished_) return;
+  uint16_t port = options_.bh.port;
+  if (!options_.bh_port_file.empty()) {
+    std::ifstream in(options_.bh_port_file);
+    int p = 0;
+    if (!(in >> p) || p <= 0 || p > 65535) {
+      RetryLater(link, std::chrono::seconds(1));
+      return;
+    }
+    port = static_cast<uint16_t>(p);
+  }
+  error_code ec;
+  auto address = asio::ip::make_address(options_.bh.host, ec);
+  if (ec) {
+    tcp::resolver resolver(io_);
+    auto results = resolver.resolve(options_.bh.host, std::to_string(port), ec);
+    if (!ec && !results.empty()) address = results.begin()->endpoint().address();
+  }
+  if (ec) {
+    DropLink(link, fmt::format("--bh {}: {}", options_.bh.host, ec.message()));
+    return;
+  }
+  link.state = Link::State::kConnecting;
+  const uint64_t generation = link.generation;
+  link.socket.async_connect(
+      tcp::endpoint(address, port), [this, &link, generation, port](error_code ec) {
+        if (generation != link.generation) return;
+        if (ec) {
+          DropLink(link, fmt::format("cannot connect to the Brokerage House {}:{}: {}",
+                                     options_.bh.host, port, ec.message()));
+          return;
+        }
+        error_code ignored;
+        link.socket.set_option(tcp::no_delay(true), ignored);
+        link.state = Link::State::kHello;
+        pr::Hello hello{pr::kProtocolVersion, options_.component, options_.sizing.customers,
+                        static_cast<int32_t>(options_.sizing.scale_factor),
+                        static_cast<int32_t>(options_.sizing.initial_trade_days)};
+        AppendFrame(hello, 0, link.out.pending);
+        FlushLink(link);
+        ReadLink(link);
+      });
+}
+
+void MarketEmulator::Impl::ReadLink(Link& link) {
+  auto space = link.stream.space();
+  const uint64_t generation = link.generation;
+  link.socket.async_read_some(
+      asio::buffer(space.data(), space.size()), [this, &link, generation](error_code ec, size_t n) {
+        if (generation != link.generation) return;
+        if (ec) {
+          DropLink(link,
+                   fmt::format("Brokerage House connection {} lost: {}", link.index, ec.message()));
+          return;
+        }
+        link.stream.Commit(n);
+        for (;;) {
+          auto state = link.stream.Next();
+          if (state == FrameStream::State::kNeedMore) break;
+          if (state == FrameStream::State::kBad) {
+            DropLink(link,
+                     "the Brokerage House sent a bad frame: " + link.stream.status().message());
+            return;
+          }
+          OnReply(link, link.stream.header(), link.stream.body());
+          if (generation != link.generation) return;  // dropped while handling
+        }
+        Pump();
+        MaybeFinish();
+        ReadLink(link);
+      });
+}
+
+void MarketEmulator::Impl::OnReply(Link& link, const pr::FrameHeader& header,
+                                   std::span<const uint8_t> body) {
+  pr::Message reply;
+  if (Status s = pr::DecodeMessage(header.type, body, reply); !s.ok()) {
+    DropLink(link, "the Brokerage House sent an undecodable reply: " + s.message());
+    return;
+  }
+  if (link.state == Link::State::kHello) {
+    const auto* hello = std::get_if<pr::HelloReply>(&reply);
+    if (hello == nullptr || !hello->accepted) {
+      spdlog::error("the Brokerage House refused delivery connection {}: {}", link.index,
+                    hello != nullptr ? hello->reason : "no HelloReply");
+      DropLink(link, "hello refused");
+      return;
+    }
+    link.state = Link::State::kReady;
+    link.warned = false;
+    stats_.links_up.fetch_add(1, std::memory_order_relaxed);
+    spdlog::info("delivery connection {} to {} up", link.index, hello->component);
+    return;
+  }
+  auto it = std::find_if(link.in_flight.begin(), link.in_flight.end(),
+                         [&](const InFlight& f) { return f.request_id == header.request_id; });
+  if (it == link.in_flight.end()) {
+    spdlog::warn("delivery connection {}: a reply to request {} that is not in flight", link.index,
+                 header.request_id);
+    return;
+  }
+  InFlight f = std::move(*it);
+  link.in_flight.erase(it);
+  if (const auto* tr = std::get_if<pr::TradeResultOutput>(&reply)) {
+    Delivered(link, f, tr->status);
+  } else if (const auto* mf = std::get_if<pr::MarketFeedOutput>(&reply)) {
+    Delivered(link, f, mf->status);
+  } else if (const auto* err = std::get_if<pr::ErrorReply>(&reply);
+             err != nullptr && (err->code == pr::ErrorCode::kOverloaded ||
+                                err->code == pr::ErrorCode::kShuttingDown)) {
+    // The BH did not run it: send it again a little later, on any connection.
+    stats_.bh_busy.fetch_add(1, std::memory_order_relaxed);
+    floor_.PushFrontDue(std::move(f.delivery));
+    if (link.state == Link::State::kReady) {
+      link.state = Link::State::kPaused;
+      RetryLater(link, std::chrono::milliseconds(10));
+    }
+  } else {
+    pr::ReplyStatus status;
+    status.outcome = pr::Outcome::kNetError;
+    status.detail = err != nullptr
+                        ? err->text
+                        : fmt::format("unexpected reply {}", pr::MessageTypeName(header.type));
+    spdlog::warn("delivery connection {}: {}", link.index, status.detail);
+    Delivered(link, f, status);
+  }
+}
+
+void MarketEmulator::Impl::Delivered(Link& link, InFlight& f, const pr::ReplyStatus& status) {
+  const bool is_tr = std::holds_alternative<pr::TradeResultInput>(f.delivery.message);
+  MixRow row;
+  row.start_us = f.sent_wall_us;
+  row.SetCode(is_tr ? "TR" : "MF");
+  row.spec_status = status.spec_status;
+  row.outcome = static_cast<uint8_t>(status.outcome);
+  row.response_us = NowUs() - f.sent_us;
+  row.retries = status.retries;
+  row.user = link.index;
+  row.wait_us = f.sent_us - f.delivery.due_us;
+  mix_->Append(row);
+  if (status.outcome != pr::Outcome::kOk) {
+    stats_.delivery_errors.fetch_add(1, std::memory_order_relaxed);
+  }
+  if (is_tr && status.outcome == pr::Outcome::kRetryExhausted && f.delivery.resends < kMaxResends &&
+      !stopping_) {
+    // The BH rolled the Trade-Result back after its own retries (serialization failures):
+    // nothing was committed, so sending it again is safe, and the trade must complete. The
+    // attempt keeps its mix row; the next one measures its wait from the same due time.
+    stats_.resent.fetch_add(1, std::memory_order_relaxed);
+    ++f.delivery.resends;
+    floor_.PushFrontDue(std::move(f.delivery));
+    return;
+  }
+  if (is_tr) {
+    const auto& tr = std::get<pr::TradeResultInput>(f.delivery.message);
+    stats_.trade_results_delivered.fetch_add(1, std::memory_order_relaxed);
+    if (status.outcome != pr::Outcome::kOk && status.outcome != pr::Outcome::kNetError) {
+      Fail(tr.trade_id, "TR",
+           fmt::format("{}: {}", pr::OutcomeName(status.outcome), status.detail));
+    }
+    if (status.outcome == pr::Outcome::kNetError) Fail(tr.trade_id, "TR", status.detail);
+    if (options_.on_trade_result) options_.on_trade_result(tr.trade_id, status);
+  } else {
+    stats_.market_feeds_delivered.fetch_add(1, std::memory_order_relaxed);
+  }
+}
+
+void MarketEmulator::Impl::DropLink(Link& link, const std::string& why) {
+  ++link.generation;
+  error_code ec;
+  link.socket.close(ec);
+  if (link.state == Link::State::kReady || link.state == Link::State::kPaused) {
+    stats_.links_up.fetch_sub(1, std::memory_order_relaxed);
+  }
+  link.state = Link::State::kDown;
+  // clear(), not new objects: a cancelled read or write may still name the old memory.
+  link.stream.Reset();
+  link.out.pending.clear();
+  link.out.writing.clear();
+  link.out.busy = false;
+  // Requests in flight may or may not have run: never sent twice, each logged as failed.
+  const int64_t now = NowUs();
+  for (auto& f : link.in_flight) {
+    stats_.lost_in_flight.fetch_add(1, std::memory_order_relaxed);
+    MixRow row;
+    const bool is_tr = std::holds_alternative<pr::TradeResultInput>(f.delivery.message);
+    row.start_us = f.sent_wall_us;
+    row.SetCode(is_tr ? "TR" : "MF");
+    row.outcome = static_cast<uint8_t>(pr::Outcome::kNetError);
+    row.response_us = now - f.sent_us;
+    row.user = link.index;
+    row.wait_us = f.sent_us - f.delivery.due_us;
+    mix_->Append(row);
+    const std::string reason = "lost in flight (" + why + ")";
+    if (is_tr) {
+      const auto& tr = std::get<pr::TradeResultInput>(f.delivery.message);
+      spdlog::error("Trade-Result for trade {} {}", tr.trade_id, reason);
+      Fail(tr.trade_id, "TR", reason);
+    } else {
+      Fail(0, "MF", reason);
+    }
+  }
+  link.in_flight.clear();
+  if (finished_) return;
+  if (!link.warned) {
+    link.warned = true;
+    spdlog::warn("{}; due deliveries wait; retrying every second", why);
+  }
+  RetryLater(link, std::chrono::seconds(1));
+}
+
+void MarketEmulator::Impl::RetryLater(Link& link, std::chrono::milliseconds after) {
+  const uint64_t generation = link.generation;
+  link.retry.expires_after(after);
+  link.retry.async_wait([this, &link, generation](error_code ec) {
+    if (ec || finished_ || generation != link.generation) return;
+    if (link.state == Link::State::kPaused) {
+      link.state = Link::State::kReady;
+      Pump();
+    } else if (link.state == Link::State::kDown) {
+      Connect(link);
+    }
+  });
+}
+
+void MarketEmulator::Impl::Pump() {
+  if (finished_) return;
+  const size_t max = static_cast<size_t>(options_.max_in_flight);
+  // Fill the links round-robin, one request at a time, so that load spreads evenly.
+  for (bool progress = true; progress && floor_.HasDue();) {
+    progress = false;
+    for (size_t i = 0; i < links_.size() && floor_.HasDue(); ++i) {
+      Link& link = *links_[(next_link_ + i) % links_.size()];
+      if (link.state != Link::State::kReady || link.in_flight.size() >= max) continue;
+      InFlight f;
+      f.request_id = next_request_id_++;
+      f.delivery = floor_.PopDue();
+      f.sent_us = NowUs();
+      f.sent_wall_us = WallMicros();
+      std::visit([&](const auto& m) { AppendFrame(m, f.request_id, link.out.pending); },
+                 f.delivery.message);
+      link.in_flight.push_back(std::move(f));
+      progress = true;
+    }
+    next_link_ = (next_link_ + 1) % links_.size();
+  }
+  for (auto& link : links_) FlushLink(*link);
+  RefreshGauges();
+}
+
+void MarketEmulator::Impl::FlushLink(Link& link) {
+  if (link.out.busy || link.out.pending.empty() || link.state == Link::State::kDown ||
+      link.state == Link::State::kConnecting) {
+    return;
+  }
+  link.out.busy = true;
+  std::swap(link.out.pending, link.out.writing);
+  link.out.pending.clear();
+  const uint64_t generation = link.generation;
+  asio::async_write(
+      link.socket, asio::buffer(link.out.writing),
+      [this, &link, generation](error_code ec, size_t) {
+        if (generation != link.generation) return;
+        link.out.busy = false;
+        link.out.writing.clear();
+        if (ec) {
+          DropLink(link, fmt::format("sending to the Brokerage House failed: {}", ec.message()));
+          return;
+        }
+        FlushLink(link);
+      });
+}
+
+// ---------------------------------------------------------------------------------------------
+
+MarketEmulator::MarketEmulator(EmulatorOptions options)
+    : impl_(std::make_unique<Impl>(std::move(options))) {}
+MarketEmulator::~MarketEmulator() = default;
+Status MarketEmulator::Run() { return impl_->Run(); }
+void MarketEmulator::Stop() { impl_->Stop(); }
+uint16_t MarketEmulator::port() const { return impl_->port_.load(); }
+const EmulatorStats& MarketEmulator::stats() const { return impl_->stats_; }
+
+}  // namespace bb::mee

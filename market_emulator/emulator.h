@@ -1,0 +1,109 @@
+// MarketEmulator: the Market Exchange Emulator (DESIGN.md, "Market Exchange Emulator";
+// reference §5.5). It wires together, on one I/O thread:
+//
+//  * an order server: an acceptor for one or more Brokerage House connections. Each says hello
+//    (the sizing must match ours; a refusal names both), then streams MarketTradeRequest
+//    frames; every request gets exactly one reply, a MarketTradeAck when the TradingFloor
+//    queued it, or an ErrorReply naming why it was refused (the pending cap, a bad symbol);
+//  * the TradingFloor (trading_floor.h): order timers, trade prices, limit triggers, ticker,
+//    with one steady_timer armed for the earliest due time;
+//  * a delivery client: a pool of --delivery-connections connections to the BH, each saying
+//    hello with our sizing, then sending due Trade-Result and Market-Feed requests with at most
+//    --max-in-flight requests outstanding per connection (1 = closed loop). Every reply writes
+//    a mix row: code TR or MF, response_us from send to reply, wait_us from due to send (the
+//    MEE's own queueing, §5.7), user = the connection's index, and the reply's outcome and
+//    spec status. A BH that answers "overloaded" or "shutting down" gets the request again
+//    10 ms later (it never ran it); a Trade-Result that the BH answered retry_exhausted (rolled
+//    back after its own serialization retries) is sent again, up to 3 times, and a Trade-Result
+//    that still ends other than ok is also written to failed-trades.csv.
+//
+// Nothing is lost silently. An order refused at the cap, a delivery whose connection broke
+// while it was in flight (it may or may not have run: it is not sent twice), and, at stop,
+// every order still held (awaiting completion, limit trigger armed, Trade-Result due but not
+// sent) is written as one line "trade_id,code,reason" to <out>/failed-trades.csv and counted
+// in the summary and the final log line. Lost in-flight deliveries also get a mix row with
+// outcome net_error. While the BH is away, due deliveries wait (the queue is bounded by the
+// pending cap) and every connection retries each second.
+//
+// Stop (SIGTERM, SIGINT or Stop()): stop accepting orders and close the BH order connections,
+// stop the order timers, give the due backlog and the requests in flight up to
+// --drain-seconds to be delivered, log what is left as failed, write the STOP marker and
+// close the mix log with every row written.
+//
+// Ownership: owns everything it starts. Thread-safety: Run on one thread; Stop, port() and
+// stats() from any.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "common/protocol/transactions.h"
+#include "common/util/cli.h"
+#include "common/util/status.h"
+#include "common/workload/random.h"
+#include "common/workload/sizing.h"
+
+namespace bb::mee {
+
+struct EmulatorOptions {
+  HostPort listen{"127.0.0.1", 30001};
+  HostPort bh{"127.0.0.1", 30000};
+  // If set, the BH's port is read from this file (as the BH's --port-file writes it) before
+  // each connection attempt, so both sides can use ephemeral ports; bh.port is then ignored.
+  std::string bh_port_file;
+  int delivery_connections = 4;
+  int max_in_flight = 8;  // per delivery connection; 1 is closed loop
+  workload::Sizing sizing;
+  uint64_t seed = workload::seeds::kDefault;
+  size_t max_pending = 1'000'000;
+  std::string out_dir = ".";  // mix-mee.csv and failed-trades.csv go here
+  std::string port_file;      // the bound order port is written here once listening
+  int summary_seconds = 10;   // 0: no summary line
+  int drain_seconds = 5;
+  std::string component = "bb-market-emulator 0.1.0";
+  // Test seam: called on the I/O thread for every Trade-Result the BH answered.
+  std::function<void(int64_t trade_id, const protocol::ReplyStatus&)> on_trade_result;
+};
+
+// Counters for the summary line and for tests (relaxed atomics, written by the I/O thread).
+struct EmulatorStats {
+  std::atomic<int64_t> orders_received{0};
+  std::atomic<int64_t> orders_refused{0};
+  std::atomic<int64_t> trade_results_delivered{0};  // the BH replied, finally (any outcome)
+  std::atomic<int64_t> market_feeds_delivered{0};
+  std::atomic<int64_t> delivery_errors{0};  // replied with something other than ok
+  std::atomic<int64_t> lost_in_flight{0};
+  std::atomic<int64_t> bh_busy{0};  // "overloaded"/"shutting down" replies, re-sent later
+  std::atomic<int64_t> resent{0};   // Trade-Results re-sent after retry_exhausted (at most 3)
+  std::atomic<int64_t> unfinished_at_stop{0};
+  std::atomic<int64_t> pending{0};  // TradingFloor::pending(), refreshed as it changes
+  std::atomic<int64_t> due{0};      // due but not yet sent
+  std::atomic<int64_t> links_up{0};
+};
+
+class MarketEmulator {
+ public:
+  explicit MarketEmulator(EmulatorOptions options);
+  ~MarketEmulator();
+  MarketEmulator(const MarketEmulator&) = delete;
+  MarketEmulator& operator=(const MarketEmulator&) = delete;
+
+  // Opens the logs, listens, delivers; returns when stopped. An error if the address cannot
+  // be bound or a log cannot be written.
+  Status Run();
+  void Stop();
+  uint16_t port() const;
+  const EmulatorStats& stats() const;
+
+  static constexpr const char* kMixLogName = "mix-mee.csv";
+  static constexpr const char* kFailedName = "failed-trades.csv";
+
+ private:
+  class Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace bb::mee

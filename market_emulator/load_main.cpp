@@ -1,0 +1,300 @@
+// bb-mee-load: offers trade requests to a market emulator at a fixed rate, as a Brokerage
+// House would after Trade-Order commits, for the `bench mee` benchmark (controller/bench-mee).
+// The market emulator itself never generates load; this tool is the load.
+//
+// It opens --connections connections, says hello with the sizing, then every millisecond sends
+// as many MarketTradeRequest frames as the schedule (rate × elapsed time) asks, spread over
+// the connections, for --seconds; then it waits up to 10 s for the replies and prints one line
+// of key=value figures: offered, sent, acked, refused, and the achieved send rate.
+//
+// Ownership: everything lives in main's Load object. Thread-safety: one I/O thread.
+#include <chrono>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "common/protocol/codec.h"
+#include "common/util/asio.h"
+#include "common/util/cli.h"
+#include "common/util/clock.h"
+#include "common/workload/market.h"
+#include "common/workload/random.h"
+#include "market_emulator/frame_stream.h"
+
+namespace {
+
+namespace pr = bb::protocol;
+using bb::Result;
+using bb::Status;
+using tcp = bb::asio::ip::tcp;
+using Clock = std::chrono::steady_clock;
+
+constexpr const char* kUsage = R"(Usage: bb-mee-load --mee HOST:PORT --rate N --seconds S [options]
+
+Offers MarketTradeRequest frames to a market emulator at a fixed rate, as a Brokerage House.
+
+  --mee HOST:PORT          the market emulator
+  --rate N                 orders per second (1..1000000)
+  --seconds S              how long to offer them (1..3600)
+  --connections N          connections (default 4)
+  --limit-percent P        share of limit orders (kSetLimitTrigger), 0..100 (default 0)
+  --first-trade-id N       trade ids start here (default 1)
+  --customers N, --scale-factor N, --initial-trade-days N
+                           the sizing for the hello (default 1000, 500, 10)
+  --seed N                 seed of symbols, types and quantities
+)";
+
+struct Options {
+  bb::HostPort mee;
+  int64_t rate = 0;
+  int64_t seconds = 0;
+  int connections = 4;
+  int limit_percent = 0;
+  int64_t first_trade_id = 1;
+  bb::workload::Sizing sizing{.customers = 1000, .scale_factor = 500, .initial_trade_days = 10};
+  uint64_t seed = 1;
+};
+
+Result<Options> Parse(int argc, char** argv) {
+  Options o;
+  bool have_mee = false;
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    if (i + 1 >= argc) return Status::InvalidArgument(arg + ": needs a value");
+    std::string v = argv[++i];
+    auto number = [&](int64_t min, int64_t max) { return bb::ParseInt(arg, v, min, max); };
+    Result<int64_t> n = int64_t{0};
+    if (arg == "--mee") {
+      auto hp = bb::ParseHostPort(arg, v);
+      if (!hp.ok()) return hp.status();
+      o.mee = *hp;
+      have_mee = true;
+      continue;
+    }
+    if (arg == "--rate") {
+      n = number(1, 1'000'000);
+      if (n.ok()) o.rate = *n;
+    } else if (arg == "--seconds") {
+      n = number(1, 3600);
+      if (n.ok()) o.seconds = *n;
+    } else if (arg == "--connections") {
+      n = number(1, 256);
+      if (n.ok()) o.connections = static_cast<int>(*n);
+    } else if (arg == "--limit-percent") {
+      n = number(0, 100);
+      if (n.ok()) o.limit_percent = static_cast<int>(*n);
+    } else if (arg == "--first-trade-id") {
+      n = number(1, INT64_MAX / 2);
+      if (n.ok()) o.first_trade_id = *n;
+    } else if (arg == "--customers" || arg == "--scale-factor" || arg == "--initial-trade-days") {
+      n = number(1, bb::workload::kMaxCustomers);
+      if (n.ok()) {
+        (arg == "--customers"      ? o.sizing.customers
+         : arg == "--scale-factor" ? o.sizing.scale_factor
+                                   : o.sizing.initial_trade_days) = *n;
+      }
+    } else if (arg == "--seed") {
+      n = number(0, INT64_MAX);
+      if (n.ok()) o.seed = static_cast<uint64_t>(*n);
+    } else {
+      return Status::InvalidArgument(fmt::format("unknown option '{}' (see --help)", arg));
+    }
+    if (!n.ok()) return n.status();
+  }
+  if (!have_mee || o.rate == 0 || o.seconds == 0) {
+    return Status::InvalidArgument("--mee, --rate and --seconds are required");
+  }
+  if (Status s = o.sizing.Validate(); !s.ok()) return s;
+  return o;
+}
+
+class Load {
+ public:
+  explicit Load(const Options& o)
+      : o_(o), market_(o.sizing), random_(o.seed), tick_(io_), next_trade_id_(o.first_trade_id) {
+    for (int i = 0; i < o.connections; ++i) links_.push_back(std::make_unique<Link>(io_));
+  }
+
+  Status Run() {
+    bb::error_code ec;
+    tcp::endpoint ep(bb::asio::ip::make_address(o_.mee.host, ec), o_.mee.port);
+    if (ec) return Status::InvalidArgument(fmt::format("--mee {}: {}", o_.mee.host, ec.message()));
+    for (auto& l : links_) {
+      l->socket.connect(ep, ec);
+      if (ec) {
+        return Status::Unavailable(
+            fmt::format("--mee {}:{}: {}", o_.mee.host, o_.mee.port, ec.message()));
+      }
+      l->socket.set_option(tcp::no_delay(true), ec);
+      pr::Writer w(l->pending);
+      (void)pr::EncodeFrame(pr::Hello{pr::kProtocolVersion, "bb-mee-load", o_.sizing.customers,
+                                      static_cast<int32_t>(o_.sizing.scale_factor),
+                                      static_cast<int32_t>(o_.sizing.initial_trade_days)},
+                            0, w);
+      Flush(*l);
+      Read(*l);
+    }
+    start_ = Clock::now();
+    Tick();
+    io_.run();
+    return status_;
+  }
+
+  void Report() const {
+    const double secs = std::chrono::duration<double>(sent_end_ - start_).count();
+    fmt::print(
+        "offered_rate={} seconds={} sent={} acked={} refused={} other_replies={} "
+        "send_rate={:.1f}\n",
+        o_.rate, o_.seconds, sent_, acked_, refused_, other_, secs > 0 ? sent_ / secs : 0.0);
+  }
+
+ private:
+  struct Link {
+    explicit Link(bb::asio::io_context& io) : socket(io) {}
+    tcp::socket socket;
+    bb::mee::FrameStream stream;
+    std::vector<uint8_t> pending, writing;
+    bool busy = false;
+  };
+
+  void Tick() {
+    const auto now = Clock::now();
+    const double elapsed = std::chrono::duration<double>(now - start_).count();
+    if (elapsed >= static_cast<double>(o_.seconds)) {
+      sent_end_ = now;
+      sending_done_ = true;
+      // Wait for the replies, at most 10 s.
+      tick_.expires_after(std::chrono::seconds(10));
+      tick_.async_wait([this](bb::error_code ec) {
+        if (!ec) CloseAll();
+      });
+      MaybeDone();
+      return;
+    }
+    const auto target = static_cast<int64_t>(elapsed * static_cast<double>(o_.rate));
+    while (sent_ < target) {
+      Link& l = *links_[static_cast<size_t>(sent_) % links_.size()];
+      pr::MarketTradeRequest r;
+      r.trade_id = next_trade_id_++;
+      r.symbol = market_.Symbol(random_.Int64Range(0, market_.securities() - 1));
+      r.trade_qty = static_cast<int32_t>(random_.Int64Range(1, 8) * 100);
+      const bool limit = random_.Percent(o_.limit_percent);
+      const bool buy = random_.Percent(50);
+      r.trade_type_id = limit ? (buy ? "TLB" : "TLS") : (buy ? "TMB" : "TMS");
+      r.action = limit ? pr::MarketAction::kSetLimitTrigger : pr::MarketAction::kProcessOrder;
+      r.price = random_.Int64Range(2000, 3000);
+      r.sent_at = bb::WallMicros();
+      pr::Writer w(l.pending);
+      (void)pr::EncodeFrame(r, static_cast<uint64_t>(r.trade_id), w);
+      ++sent_;
+    }
+    for (auto& l : links_) Flush(*l);
+    tick_.expires_at(now + std::chrono::milliseconds(1));
+    tick_.async_wait([this](bb::error_code ec) {
+      if (!ec) Tick();
+    });
+  }
+
+  void Flush(Link& l) {
+    if (l.busy || l.pending.empty()) return;
+    l.busy = true;
+    std::swap(l.pending, l.writing);
+    l.pending.clear();
+    bb::asio::async_write(l.socket, bb::asio::buffer(l.writing),
+                          [this, &l](bb::error_code ec, size_t) {
+                            l.busy = false;
+                            if (ec) return Fail("send: " + ec.message());
+                            Flush(l);
+                          });
+  }
+
+  void Read(Link& l) {
+    auto space = l.stream.space();
+    l.socket.async_read_some(
+        bb::asio::buffer(space.data(), space.size()), [this, &l](bb::error_code ec, size_t n) {
+          if (ec) {
+            if (!closed_) Fail("read: " + ec.message());
+            return;
+          }
+          l.stream.Commit(n);
+          while (l.stream.Next() == bb::mee::FrameStream::State::kFrame) {
+            switch (l.stream.header().type) {
+              case pr::MessageType::kHelloReply: {
+                pr::HelloReply reply;
+                if (!pr::Decode(l.stream.body(), reply).ok() || !reply.accepted)
+                  return Fail("hello refused: " + reply.reason);
+                break;
+              }
+              case pr::MessageType::kMarketTradeAck:
+                ++acked_;
+                break;
+              case pr::MessageType::kErrorReply:
+                ++refused_;
+                break;
+              default:
+                ++other_;
+            }
+          }
+          MaybeDone();
+          if (!closed_) Read(l);
+        });
+  }
+
+  void MaybeDone() {
+    if (sending_done_ && acked_ + refused_ + other_ >= sent_) CloseAll();
+  }
+  void Fail(const std::string& why) {
+    if (status_.ok()) status_ = Status::IoError(why);
+    CloseAll();
+  }
+  void CloseAll() {
+    if (closed_) return;
+    closed_ = true;
+    if (sent_end_ == Clock::time_point{}) sent_end_ = Clock::now();
+    tick_.cancel();
+    for (auto& l : links_) {
+      bb::error_code ec;
+      l->socket.close(ec);
+    }
+  }
+
+  Options o_;
+  bb::asio::io_context io_;
+  bb::workload::Market market_;
+  bb::workload::Random random_;
+  bb::asio::steady_timer tick_;
+  std::vector<std::unique_ptr<Link>> links_;
+  int64_t next_trade_id_;
+  int64_t sent_ = 0, acked_ = 0, refused_ = 0, other_ = 0;
+  Clock::time_point start_, sent_end_;
+  bool sending_done_ = false;
+  bool closed_ = false;
+  Status status_;
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    if (std::strcmp(argv[i], "-h") == 0 || std::strcmp(argv[i], "--help") == 0) {
+      fmt::print("{}", kUsage);
+      return 0;
+    }
+  }
+  auto options = Parse(argc, argv);
+  if (!options.ok()) {
+    fmt::print(stderr, "bb-mee-load: {}\n", options.status().message());
+    return 2;
+  }
+  Load load(*options);
+  Status s = load.Run();
+  load.Report();
+  if (!s.ok()) {
+    fmt::print(stderr, "bb-mee-load: {}\n", s.message());
+    return 1;
+  }
+  return 0;
+}

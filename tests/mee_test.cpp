@@ -1,0 +1,324 @@
+// The market emulator against an in-process Brokerage House with canned replies (--no-db), on
+// loopback: every market order yields exactly one Trade-Result delivery, a Market-Feed comes
+// once per ten Trade-Results, the mix log has the documented format with wait_us filled, a
+// sizing mismatch is refused naming both sides, the pending cap refuses and logs, and a
+// Brokerage House stopped and restarted mid-run loses no order silently.
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <mutex>
+#include <set>
+#include <sstream>
+#include <thread>
+
+#include <fmt/format.h>
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "brokerage_house/server.h"
+#include "common/util/mix_log.h"
+#include "common/workload/market.h"
+#include "market_emulator/emulator.h"
+#include "tests/support/bh_client.h"
+
+namespace bb {
+namespace {
+
+namespace pr = protocol;
+using ::testing::HasSubstr;
+
+const workload::Sizing kSizing{.customers = 1000, .scale_factor = 500, .initial_trade_days = 10};
+
+class RunningBh {
+ public:
+  explicit RunningBh(uint16_t port = 0) {
+    bh::ServerOptions options;
+    options.listen = {"127.0.0.1", port};
+    options.workers = 2;
+    options.summary_seconds = 0;
+    options.identity = {"test bh", kSizing.customers, static_cast<int32_t>(kSizing.scale_factor),
+                        static_cast<int32_t>(kSizing.initial_trade_days)};
+    server_ = std::make_unique<bh::Server>(
+        options, [] { return Result<std::unique_ptr<bh::Handler>>(bh::MakeCannedHandler()); });
+    thread_ = std::thread([this] { status_ = server_->Run(); });
+    for (int i = 0; i < 500 && server_->port() == 0 && !done_; ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+  }
+  ~RunningBh() { Stop(); }
+  void Stop() {
+    if (!thread_.joinable()) return;
+    server_->Stop();
+    thread_.join();
+  }
+  uint16_t port() const { return server_->port(); }
+
+ private:
+  std::unique_ptr<bh::Server> server_;
+  std::thread thread_;
+  Status status_;
+  bool done_ = false;
+};
+
+// A market emulator on its own thread, writing into a fresh directory.
+class RunningMee {
+ public:
+  RunningMee(uint16_t bh_port, size_t max_pending = 100000, int connections = 3) {
+    dir_ = std::filesystem::temp_directory_path() /
+           fmt::format("mee-test-{}-{}", ::getpid(), counter_++);
+    std::filesystem::remove_all(dir_);
+    std::filesystem::create_directories(dir_);
+    mee::EmulatorOptions o;
+    o.listen = {"127.0.0.1", 0};
+    o.bh = {"127.0.0.1", bh_port};
+    o.delivery_connections = connections;
+    o.max_in_flight = 4;
+    o.sizing = kSizing;
+    o.seed = 42;
+    o.max_pending = max_pending;
+    o.out_dir = dir_.string();
+    o.summary_seconds = 0;
+    o.drain_seconds = 2;
+    o.on_trade_result = [this](int64_t id, const pr::ReplyStatus& s) {
+      std::lock_guard lock(mutex_);
+      delivered_[id].push_back(s.outcome);
+    };
+    mee_ = std::make_unique<mee::MarketEmulator>(std::move(o));
+    thread_ = std::thread([this] { status_ = mee_->Run(); });
+    for (int i = 0; i < 500 && mee_->port() == 0; ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+  }
+  ~RunningMee() {
+    Stop();
+    std::filesystem::remove_all(dir_);
+  }
+  void Stop() {
+    if (!thread_.joinable()) return;
+    mee_->Stop();
+    thread_.join();
+    EXPECT_TRUE(status_.ok()) << status_.message();
+  }
+  uint16_t port() const { return mee_->port(); }
+  const mee::EmulatorStats& stats() const { return mee_->stats(); }
+  std::map<int64_t, std::vector<pr::Outcome>> delivered() {
+    std::lock_guard lock(mutex_);
+    return delivered_;
+  }
+  std::string ReadFile(const char* name) const {
+    std::ifstream in(dir_ / name);
+    std::stringstream s;
+    s << in.rdbuf();
+    return s.str();
+  }
+  // Waits until `done` or the deadline; true if done.
+  template <typename F>
+  static bool WaitFor(F done, std::chrono::seconds limit) {
+    auto deadline = std::chrono::steady_clock::now() + limit;
+    while (!done()) {
+      if (std::chrono::steady_clock::now() > deadline) return false;
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    return true;
+  }
+
+ private:
+  static inline int counter_ = 0;
+  std::filesystem::path dir_;
+  std::unique_ptr<mee::MarketEmulator> mee_;
+  std::thread thread_;
+  Status status_;
+  std::mutex mutex_;
+  std::map<int64_t, std::vector<pr::Outcome>> delivered_;
+};
+
+// A Brokerage House's order connection to the market emulator.
+std::unique_ptr<testing::BhClient> OrderClient(uint16_t port) {
+  auto c = std::make_unique<testing::BhClient>();
+  EXPECT_TRUE(c->Connect("127.0.0.1", port).ok());
+  Status s = c->Hello(kSizing.customers, static_cast<int32_t>(kSizing.scale_factor),
+                      static_cast<int32_t>(kSizing.initial_trade_days));
+  EXPECT_TRUE(s.ok()) << s.message();
+  return c;
+}
+
+pr::MarketTradeRequest MarketOrder(int64_t id) {
+  static const workload::Market market(kSizing);
+  pr::MarketTradeRequest r;
+  r.trade_id = id;
+  r.symbol = market.Symbol(id % market.securities());
+  r.trade_qty = 100;
+  r.trade_type_id = id % 2 ? "TMB" : "TMS";
+  r.action = pr::MarketAction::kProcessOrder;
+  return r;
+}
+
+// Sends n orders with ids first..first+n-1; returns how many were acked.
+int SendOrders(testing::BhClient& c, int64_t first, int n) {
+  int acked = 0;
+  for (int64_t id = first; id < first + n; ++id) {
+    auto reply = c.Call(MarketOrder(id));
+    if (reply.ok() && std::holds_alternative<pr::MarketTradeAck>(*reply) &&
+        std::get<pr::MarketTradeAck>(*reply).trade_id == id) {
+      ++acked;
+    }
+  }
+  return acked;
+}
+
+struct MixCounts {
+  std::map<std::string, int> codes;
+  int rows_with_wait = 0;
+  int bad_lines = 0;
+  std::set<int64_t> users;
+};
+
+// Parses a mix log exactly as postprocess/MIXLOG.md describes it.
+MixCounts ParseMixLog(const std::string& text) {
+  MixCounts m;
+  std::istringstream in(text);
+  std::string line;
+  std::getline(in, line);
+  EXPECT_EQ(line, MixLog::kHeader);
+  std::getline(in, line);
+  EXPECT_EQ(line, MixLog::kColumns);
+  while (std::getline(in, line)) {
+    std::vector<std::string> f;
+    std::stringstream ls(line);
+    std::string field;
+    while (std::getline(ls, field, ',')) f.push_back(field);
+    if (line.back() == ',') f.push_back("");
+    if (f.size() != 8) {
+      ++m.bad_lines;
+      continue;
+    }
+    m.codes[f[1]]++;
+    if (f[1] == "START" || f[1] == "STOP") continue;
+    if (f[1] != "TR" && f[1] != "MF") ++m.bad_lines;
+    if (std::stoll(f[0]) < 1'600'000'000'000'000 || std::stoll(f[4]) <= 0) ++m.bad_lines;
+    if (f[3] != "ok") ++m.bad_lines;
+    if (!f[7].empty() && std::stoll(f[7]) >= 0) ++m.rows_with_wait;
+    m.users.insert(std::stoll(f[6]));
+  }
+  return m;
+}
+
+TEST(MarketEmulator, EveryMarketOrderGetsExactlyOneTradeResultAndAFeedPerTen) {
+  RunningBh bh;
+  ASSERT_NE(bh.port(), 0);
+  RunningMee mee(bh.port());
+  ASSERT_NE(mee.port(), 0);
+  constexpr int kOrders = 400;
+  auto c = OrderClient(mee.port());
+  ASSERT_EQ(SendOrders(*c, 1, kOrders), kOrders);
+  ASSERT_TRUE(RunningMee::WaitFor(
+      [&] {
+        return mee.stats().trade_results_delivered.load() >= kOrders &&
+               mee.stats().market_feeds_delivered.load() >= kOrders / 10;
+      },
+      std::chrono::seconds(20)))
+      << mee.stats().trade_results_delivered.load() << " Trade-Results delivered";
+  mee.Stop();
+  auto delivered = mee.delivered();
+  ASSERT_EQ(delivered.size(), static_cast<size_t>(kOrders));
+  for (const auto& [id, outcomes] : delivered) {
+    EXPECT_GE(id, 1);
+    EXPECT_LE(id, kOrders);
+    EXPECT_EQ(outcomes, std::vector<pr::Outcome>{pr::Outcome::kOk}) << "trade " << id;
+  }
+  EXPECT_EQ(mee.stats().market_feeds_delivered.load(), kOrders / 10);
+  EXPECT_EQ(mee.stats().unfinished_at_stop.load(), 0);
+  MixCounts m = ParseMixLog(mee.ReadFile(mee::MarketEmulator::kMixLogName));
+  EXPECT_EQ(m.bad_lines, 0);
+  EXPECT_EQ(m.codes["TR"], kOrders);
+  EXPECT_EQ(m.codes["MF"], kOrders / 10);
+  EXPECT_EQ(m.codes["START"], 1);
+  EXPECT_EQ(m.codes["STOP"], 1);
+  EXPECT_EQ(m.rows_with_wait, kOrders + kOrders / 10);
+  EXPECT_EQ(m.users, (std::set<int64_t>{0, 1, 2}));  // every delivery connection was used
+  EXPECT_EQ(mee.ReadFile(mee::MarketEmulator::kFailedName), "trade_id,code,reason\n");
+}
+
+TEST(MarketEmulator, RefusesAHelloWithAnotherSizingNamingBoth) {
+  RunningMee mee(1);
+  testing::BhClient c;
+  ASSERT_TRUE(c.Connect("127.0.0.1", mee.port()).ok());
+  Status s = c.Hello(2000, 500, 10);
+  ASSERT_FALSE(s.ok());
+  EXPECT_THAT(s.message(), HasSubstr("customers 2000"));
+  EXPECT_THAT(s.message(), HasSubstr("customers 1000"));
+}
+
+TEST(MarketEmulator, OrdersBeyondThePendingCapAreRefusedAndEveryOneIsLogged) {
+  RunningMee mee(1, /*max_pending=*/50);  // port 1: no Brokerage House, nothing is delivered
+  auto c = OrderClient(mee.port());
+  int acked = 0, overloaded = 0;
+  for (int64_t id = 1; id <= 60; ++id) {
+    auto reply = c->Call(MarketOrder(id));
+    ASSERT_TRUE(reply.ok());
+    if (std::holds_alternative<pr::MarketTradeAck>(*reply)) ++acked;
+    if (const auto* e = std::get_if<pr::ErrorReply>(&*reply)) {
+      EXPECT_EQ(e->code, pr::ErrorCode::kOverloaded);
+      EXPECT_THAT(e->text, HasSubstr("50 orders pending"));
+      ++overloaded;
+    }
+  }
+  EXPECT_EQ(acked, 50);
+  EXPECT_EQ(overloaded, 10);
+  mee.Stop();
+  EXPECT_EQ(mee.stats().unfinished_at_stop.load(), 50);
+  std::string failed = mee.ReadFile(mee::MarketEmulator::kFailedName);
+  std::set<int64_t> ids;
+  std::istringstream in(failed);
+  std::string line;
+  std::getline(in, line);
+  while (std::getline(in, line)) ids.insert(std::stoll(line));
+  EXPECT_EQ(ids.size(), 60u);
+  EXPECT_EQ(*ids.begin(), 1);
+  EXPECT_EQ(*ids.rbegin(), 60);
+}
+
+TEST(MarketEmulator, ABrokerageHouseRestartLosesNoOrderSilently) {
+  auto bh = std::make_unique<RunningBh>();
+  const uint16_t bh_port = bh->port();
+  ASSERT_NE(bh_port, 0);
+  RunningMee mee(bh_port);
+  constexpr int kOrders = 300;
+  auto c = OrderClient(mee.port());
+  ASSERT_EQ(SendOrders(*c, 1, kOrders / 2), kOrders / 2);
+  std::this_thread::sleep_for(std::chrono::milliseconds(700));
+  bh->Stop();  // some Trade-Results delivered, most still waiting for their delay
+  ASSERT_EQ(SendOrders(*c, kOrders / 2 + 1, kOrders / 2), kOrders / 2);
+  std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+  const int64_t before_restart = mee.stats().trade_results_delivered.load();
+  EXPECT_GT(mee.stats().due.load(), 0) << "nothing waited for the Brokerage House";
+  bh = std::make_unique<RunningBh>(bh_port);
+  ASSERT_EQ(bh->port(), bh_port);
+  ASSERT_TRUE(RunningMee::WaitFor(
+      [&] {
+        return mee.stats().trade_results_delivered.load() + mee.stats().lost_in_flight.load() >=
+               kOrders;
+      },
+      std::chrono::seconds(20)));
+  mee.Stop();
+  EXPECT_GT(mee.stats().trade_results_delivered.load(), before_restart);
+  // Each order is either delivered once or in the failed file, never both, never neither.
+  std::set<int64_t> failed;
+  std::istringstream in(mee.ReadFile(mee::MarketEmulator::kFailedName));
+  std::string line;
+  std::getline(in, line);
+  while (std::getline(in, line)) {
+    if (line.find(",TR,") != std::string::npos) failed.insert(std::stoll(line));
+  }
+  auto delivered = mee.delivered();
+  for (int64_t id = 1; id <= kOrders; ++id) {
+    const bool ok = delivered.count(id) == 1 && delivered[id].size() == 1 &&
+                    delivered[id][0] == pr::Outcome::kOk;
+    EXPECT_NE(ok, failed.count(id) == 1) << "trade " << id;
+  }
+  EXPECT_EQ(static_cast<int64_t>(failed.size()), mee.stats().lost_in_flight.load());
+}
+
+}  // namespace
+}  // namespace bb
