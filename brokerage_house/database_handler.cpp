@@ -1,5 +1,7 @@
 #include <chrono>
 
+#include <spdlog/spdlog.h>
+
 #include "brokerage_house/frame_runner.h"
 #include "brokerage_house/handler.h"
 #include "common/db/session.h"
@@ -23,7 +25,13 @@ class DatabaseHandler : public Handler {
       auto now = std::chrono::steady_clock::now();
       if (now - last_reconnect_ >= std::chrono::seconds(1)) {
         last_reconnect_ = now;
-        (void)session_->Reconnect();  // on failure, Run below reports the lost connection
+        // On failure, Run below reports the lost connection (db_error, counted).
+        Status s = session_->Reconnect();
+        if (s.ok()) {
+          spdlog::info("DB worker reconnected to the database");
+        } else {
+          spdlog::warn("DB worker: {}", s.message());
+        }
       }
     }
     std::visit(

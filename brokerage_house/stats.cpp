@@ -26,18 +26,18 @@ std::string Stats::SummaryLine(double seconds) {
     for (auto o : {protocol::Outcome::kRetryExhausted, protocol::Outcome::kDbError}) {
       errors += types_[i].outcomes[static_cast<int>(o)].load(std::memory_order_relaxed);
     }
-    if (delta > 0) {
-      rates += fmt::format(" {}={:.1f}/s",
-                           protocol::MessageTypeName(static_cast<protocol::MessageType>(i)),
-                           seconds > 0 ? static_cast<double>(delta) / seconds : 0.0);
+    const char* name = protocol::MessageTypeName(static_cast<protocol::MessageType>(i));
+    if (seconds <= 0 && n > 0) {
+      rates += fmt::format(" {}={}", name, n);
+    } else if (seconds > 0 && delta > 0) {
+      rates += fmt::format(" {}={:.1f}/s", name, static_cast<double>(delta) / seconds);
     }
   }
   return fmt::format(
       "clients {} queue {} requests {} errors {} retries {} malformed {} overloaded {} market "
-      "sent {} failed {} reconnects {} |{}",
+      "sent {} failed {} |{}",
       clients.load(), queue_depth.load(), total, errors, retries, malformed_frames.load(),
-      overloaded.load(), market_sent.load(), market_failed.load(), reconnects.load(),
-      rates.empty() ? " idle" : rates);
+      overloaded.load(), market_sent.load(), market_failed.load(), rates.empty() ? " idle" : rates);
 }
 
 }  // namespace bb::bh

@@ -34,11 +34,11 @@ class Stats {
   std::atomic<uint64_t> overloaded{0};
   std::atomic<uint64_t> market_sent{0};
   std::atomic<uint64_t> market_failed{0};
-  std::atomic<uint64_t> reconnects{0};
   std::atomic<int64_t> queue_depth{0};
   std::atomic<int64_t> clients{0};
 
-  // One line: the rate per type since the last call, errors and retries, queue depth.
+  // One line: the rate per type since the last call (or, with seconds_since_last 0, the total
+  // per type), errors and retries, queue depth.
   std::string SummaryLine(double seconds_since_last);
 
  private:
