@@ -1,0 +1,138 @@
+// Emulator: the Customer Emulator (DESIGN.md, "Customer Emulator"; reference §5.2-§5.8).
+//
+// Emulated users loop: draw the next transaction from their own 890-card MixDeck (§5.2),
+// generate its inputs with their own InputGenerator (§5.3, partition §5.4), send it to the
+// Brokerage House, wait for the reply, append one MixRow, wait the optional pacing delay.
+// Before the users start, one Trade-Cleanup (§4.12, §5.6); from the start of ramp-up, one
+// Data-Maintenance every 60 s on a steady timer, walking the twelve tables in rotation (§4.11).
+//
+// Design choices:
+//  * Event-driven on ONE Asio I/O thread (the thread that calls Run). Users are small structs
+//    (deck, input generator, request bookkeeping: about 1.1 KiB each), never threads, and all
+//    of them, the connections and the timers live on that thread, so nothing needs a lock
+//    except the MixLog queue (its own background writer does the disk I/O). One thread keeps
+//    dispatch simple and, on the 2-core machines we target, leaves the other core to the BH.
+//  * `connections` TCP connections to the BH (default min(users, 64)); user i uses connection
+//    i % connections. Requests are multiplexed on a connection by request id: the low 32 bits
+//    are the requester's slot (user index; then the DM and TC senders), the high 32 bits a
+//    per-slot sequence number, so a reply finds its user without a map and a stale reply is
+//    recognised. Each user has at most one request outstanding.
+//  * Writes are batched per connection: frames encoded while a write is in flight go to a
+//    second buffer that is written as soon as the first completes. Both buffers, the read
+//    buffer and the slot lists are reused, so steady state allocates only what the input
+//    generator's structs and encoding need.
+//  * Replies are not decoded beyond their leading ReplyStatus (spec status, outcome, retries),
+//    which is all a mix row needs; this keeps reading allocation-free.
+//  * Response time (spec 6.5, "first byte sent to last byte received"): the start is the
+//    monotonic clock read immediately before the async_write that carries the request frame's
+//    first byte is started (so time queued behind an earlier write on the same connection is
+//    not counted, but encoding is done); the end is the monotonic clock read in the read
+//    completion handler that delivered the reply frame's last byte, before it is parsed. The
+//    wall-clock start (µs) is read at the same moment as the monotonic start.
+//  * Dispatch lateness: a user is "ready" when its reply has been read plus the pacing delay
+//    (or, for its first request, at its ramp-up slot); lateness = write start - ready. It
+//    covers input generation, encoding, timer latency and waiting behind a write in flight.
+//  * Scheduling: one steady_timer over a min-heap of (due, user) serves ramp-up and pacing;
+//    with no pacing a user sends straight from its reply handler.
+//  * Ramp-up: user i is due at i * ramp_up / users; START is marked once every user has sent
+//    its first request; the measured duration runs from START; then STOP (see Stop below).
+//  * A broken connection: every request outstanding on it gets a net_error row (response time
+//    up to the moment the break was seen); its users stop (no reconnection). When every
+//    connection is gone the run ends with an error. An ErrorReply from the BH (overloaded,
+//    shutting down...) is logged as net_error too: the request never reached the database.
+//  * No per-request timeout. At the end (duration over, Stop(), SIGTERM/SIGINT) users stop
+//    sending, outstanding replies are awaited for at most `stop_wait`; what is still missing
+//    then is logged with outcome `timeout`; then STOP is marked and the log closed (every row
+//    flushed).
+//
+// Ownership: owns its io_context, sockets, timers and mix log. Thread-safety: Run on one
+// thread, once; Stop from any thread (or a signal).
+#pragma once
+
+#include <array>
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "common/util/cli.h"
+#include "common/util/status.h"
+#include "common/workload/mix.h"
+#include "common/workload/sizing.h"
+#include "customer_emulator/histogram.h"
+
+namespace bb::ce {
+
+struct EmulatorOptions {
+  HostPort bh{"127.0.0.1", 30000};
+  workload::Sizing sizing{.customers = 1000, .scale_factor = 500, .initial_trade_days = 10};
+  int users = 10;
+  std::chrono::milliseconds ramp_up{0};
+  std::chrono::milliseconds duration{std::chrono::seconds(60)};
+  std::chrono::microseconds pacing{0};
+  uint64_t seed = 1;
+  int64_t partition_first = 0;      // customer ordinal (1-based); 0: no partition
+  int64_t partition_customers = 0;  // with partition_first
+  int connections = 0;              // 0: min(users, 64)
+  std::string mix_log;              // the mix log file to write
+  bool trade_cleanup = true;
+  std::chrono::milliseconds dm_interval{std::chrono::seconds(60)};  // 0: no DM (tests only)
+  std::chrono::milliseconds stop_wait{std::chrono::seconds(30)};
+  std::chrono::milliseconds connect_timeout{std::chrono::seconds(10)};
+  int progress_seconds = 5;     // progress line period on stderr; 0: none
+  bool handle_signals = false;  // SIGTERM/SIGINT stop the run (the program sets this)
+  std::string component = "bb-customer-emulator 0.1.0";
+};
+
+// Checks the options before anything starts: sizing, users, connections, partition (the
+// message names the option and value, e.g. "--partition-first: ..."). main exits 2 on these.
+Status ValidateOptions(const EmulatorOptions& options);
+
+// What a run did, for the final summary and the tests.
+struct RunSummary {
+  int64_t rows = 0;                // mix rows appended (transactions; markers not counted)
+  int64_t replies = 0;             // transaction replies received and logged
+  int64_t errors = 0;              // rows with retry_exhausted, db_error, net_error or timeout
+  int64_t invalid = 0;             // rows with a negative spec status
+  int64_t unexpected_replies = 0;  // replies to no outstanding request (ignored)
+  std::array<int64_t, workload::kTransactionTypeCount> count_by_type{};
+  std::array<int64_t, 8> count_by_outcome{};  // protocol::Outcome order
+  std::array<LatencyHistogram, workload::kTransactionTypeCount> response_by_type{};
+  LatencyHistogram dispatch_lateness;
+  int users_started = 0;
+  bool started = false;  // START was marked
+  double measured_seconds = 0;
+  int64_t measured_transactions = 0;  // user transactions answered between START and STOP
+  std::array<int64_t, workload::kTransactionTypeCount> measured_by_type{};  // of those
+};
+
+class Emulator {
+ public:
+  explicit Emulator(EmulatorOptions options);
+  ~Emulator();
+  Emulator(const Emulator&) = delete;
+  Emulator& operator=(const Emulator&) = delete;
+
+  // Connects, says hello on every connection, runs Trade-Cleanup, ramps up, runs for the
+  // duration, stops, closes the mix log. An error when the BH cannot be reached, refuses the
+  // hello (the BH's reason is in the message), every connection is lost, or the log cannot be
+  // written; the rows of what did run are in the log either way.
+  Status Run();
+  // Ends the run early (as SIGTERM does): from any thread, before or during Run.
+  void Stop();
+
+  // Valid after Run returns (the heap-allocated summary stays put: the histograms are big).
+  const RunSummary& summary() const;
+  // The final summary as text lines: per type the count, its share of the measured mix as
+  // the spec counts it (x 0.89: MF and TR come from the MEE) against the range of §5.2, mean,
+  // p90 and max response time; outcomes; dispatch lateness median and p99.
+  std::string SummaryText() const;
+
+  class Impl;
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace bb::ce

@@ -1,0 +1,179 @@
+// bb-customer-emulator: the Customer Emulator. Options and wiring only; see emulator.h.
+#include <cstring>
+#include <filesystem>
+#include <string>
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+#include <unistd.h>
+
+#include "common/util/cli.h"
+#include "common/util/logging.h"
+#include "customer_emulator/emulator.h"
+
+namespace {
+
+using bb::Result;
+using bb::Status;
+
+constexpr const char* kUsage = R"(Usage: bb-customer-emulator [options]
+
+The Customer Emulator: emulated users that each draw the next transaction from the TPC-E
+mix deck, send it to the Brokerage House, wait for the reply and log a mix row; one
+Trade-Cleanup before the users start and one Data-Maintenance every 60 s.
+
+  --bh HOST:PORT              the Brokerage House (default 127.0.0.1:30000)
+  --customers N, --scale-factor N, --initial-trade-days N
+                              the run's sizing (default 1000, 500, 10); the Brokerage House
+                              refuses a hello with another
+  --users N                   emulated users (default 10)
+  --ramp-up DURATION          users start spread evenly over it (default 0; e.g. 30s, 5m)
+  --duration DURATION         measured time from START (all users running) to STOP
+                              (default 60s)
+  --pacing SECONDS            delay after each reply before the user's next request
+                              (default 0; e.g. 0.5)
+  --seed N                    the run's seed: users' decks and inputs follow from it (default 1)
+  --partition-first N         first customer ordinal (1-based) this emulator owns (spec 5.4:
+  --partition-customers N     half the customers drawn from it, half from all); both or none
+  --connections N             TCP connections to the Brokerage House (default min(users, 64))
+  --out DIR                   write the mix log to DIR/mix-ce-<pid>.csv (default .)
+  --mix-log FILE              write the mix log to FILE instead
+  --no-trade-cleanup          skip the Trade-Cleanup before the users start
+  --stop-wait DURATION        at the end, how long to wait for outstanding replies before
+                              logging them as timeouts (default 30s)
+  --progress-seconds N        period of the progress line on stderr (default 5; 0: none)
+  --log-level LEVEL           trace, debug, info, warn, error (default info or SPDLOG_LEVEL)
+  -h, --help                  this text
+
+DURATION is a number of seconds with an optional unit s, m or h. Stops on SIGTERM or SIGINT:
+no new requests, outstanding replies awaited (bounded), STOP written, every row flushed.
+Exit status: 0 done, 1 failed (the message says why), 2 bad usage.
+)";
+
+struct Options {
+  bb::ce::EmulatorOptions emulator;
+  std::string out_dir = ".";
+  std::string log_level;
+};
+
+Result<Options> Parse(int argc, char** argv) {
+  Options o;
+  auto& e = o.emulator;
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    auto value = [&]() -> Result<std::string> {
+      if (i + 1 >= argc) return Status::InvalidArgument(arg + ": needs a value");
+      return std::string(argv[++i]);
+    };
+    auto number = [&](int64_t min, int64_t max) -> Result<int64_t> {
+      auto v = value();
+      if (!v.ok()) return v.status();
+      return bb::ParseInt(arg, *v, min, max);
+    };
+    auto duration = [&](int64_t max_seconds) -> Result<int64_t> {
+      auto v = value();
+      if (!v.ok()) return v.status();
+      return bb::ParseDurationSeconds(arg, *v, 0, max_seconds);
+    };
+    if (arg == "--bh") {
+      auto v = value();
+      if (!v.ok()) return v.status();
+      auto hp = bb::ParseHostPort(arg, *v);
+      if (!hp.ok()) return hp.status();
+      e.bh = *hp;
+    } else if (arg == "--customers" || arg == "--scale-factor" || arg == "--initial-trade-days") {
+      auto n = number(1, arg == "--customers"      ? bb::workload::kMaxCustomers
+                         : arg == "--scale-factor" ? bb::workload::kMaxScaleFactor
+                                                   : bb::workload::kMaxInitialTradeDays);
+      if (!n.ok()) return n.status();
+      (arg == "--customers"      ? e.sizing.customers
+       : arg == "--scale-factor" ? e.sizing.scale_factor
+                                 : e.sizing.initial_trade_days) = *n;
+    } else if (arg == "--users" || arg == "--connections" || arg == "--progress-seconds") {
+      auto n = number(arg == "--progress-seconds" ? 0 : 1, arg == "--users"         ? 1'000'000
+                                                           : arg == "--connections" ? 4096
+                                                                                    : 3600);
+      if (!n.ok()) return n.status();
+      (arg == "--users"         ? e.users
+       : arg == "--connections" ? e.connections
+                                : e.progress_seconds) = static_cast<int>(*n);
+    } else if (arg == "--seed") {
+      auto n = number(0, INT64_MAX);
+      if (!n.ok()) return n.status();
+      e.seed = static_cast<uint64_t>(*n);
+    } else if (arg == "--partition-first" || arg == "--partition-customers") {
+      auto n = number(1, bb::workload::kMaxCustomers);
+      if (!n.ok()) return n.status();
+      (arg == "--partition-first" ? e.partition_first : e.partition_customers) = *n;
+    } else if (arg == "--ramp-up" || arg == "--duration" || arg == "--stop-wait") {
+      auto s = duration(arg == "--stop-wait" ? 3600 : 30 * 86400);
+      if (!s.ok()) return s.status();
+      std::chrono::milliseconds ms = std::chrono::seconds(*s);
+      (arg == "--ramp-up" ? e.ramp_up : arg == "--duration" ? e.duration : e.stop_wait) = ms;
+    } else if (arg == "--pacing") {
+      auto v = value();
+      if (!v.ok()) return v.status();
+      auto seconds = bb::ParseDouble(arg, *v, 0, 3600);
+      if (!seconds.ok()) return seconds.status();
+      e.pacing = std::chrono::microseconds(static_cast<int64_t>(*seconds * 1e6));
+    } else if (arg == "--out" || arg == "--mix-log" || arg == "--log-level") {
+      auto v = value();
+      if (!v.ok()) return v.status();
+      (arg == "--out" ? o.out_dir : arg == "--mix-log" ? e.mix_log : o.log_level) = *v;
+    } else if (arg == "--no-trade-cleanup") {
+      e.trade_cleanup = false;
+    } else {
+      return Status::InvalidArgument(fmt::format("unknown option '{}' (see --help)", arg));
+    }
+  }
+  if ((e.partition_first == 0) != (e.partition_customers == 0)) {
+    return Status::InvalidArgument(
+        "--partition-first and --partition-customers: give both or neither");
+  }
+  if (e.mix_log.empty()) {
+    e.mix_log =
+        (std::filesystem::path(o.out_dir) / fmt::format("mix-ce-{}.csv", ::getpid())).string();
+  }
+  if (Status s = bb::ce::ValidateOptions(e); !s.ok()) return s;
+  return o;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    if (std::strcmp(argv[i], "-h") == 0 || std::strcmp(argv[i], "--help") == 0) {
+      fmt::print("{}", kUsage);
+      return 0;
+    }
+  }
+  auto options = Parse(argc, argv);
+  if (!options.ok()) {
+    fmt::print(stderr, "bb-customer-emulator: {}\n", options.status().message());
+    return 2;
+  }
+  Options o = std::move(options).value();
+  auto logger = bb::SetUpLogging("ce", o.log_level);
+  if (!logger.ok()) {
+    fmt::print(stderr, "bb-customer-emulator: {}\n", logger.status().message());
+    return 2;
+  }
+  auto parent = std::filesystem::path(o.emulator.mix_log).parent_path();
+  std::error_code ec;
+  if (!parent.empty()) std::filesystem::create_directories(parent, ec);
+  if (ec) {
+    spdlog::error("--out: cannot create '{}': {}", parent.string(), ec.message());
+    return 1;
+  }
+  o.emulator.handle_signals = true;
+  spdlog::info("users {}, mix log {}, seed {}", o.emulator.users, o.emulator.mix_log,
+               o.emulator.seed);
+  bb::ce::Emulator emulator(o.emulator);
+  Status s = emulator.Run();
+  if (emulator.summary().rows > 0) fmt::print(stderr, "{}", emulator.SummaryText());
+  if (!s.ok()) {
+    spdlog::error("{}", s.message());
+    return 1;
+  }
+  return 0;
+}

@@ -1,0 +1,303 @@
+// The Customer Emulator against an in-process Brokerage House in --no-db mode (canned replies)
+// on loopback: a short run's mix log (format, markers, Trade-Cleanup first, no row lost, the
+// exact mix over whole decks, ramp-up, one request per user at a time), a Brokerage House that
+// dies mid-run, a stop on request, a hello with another sizing, an unreachable address, and
+// option checks.
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <future>
+#include <map>
+#include <thread>
+
+#include <fmt/format.h>
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include "common/util/asio.h"
+#include "customer_emulator/emulator.h"
+#include "tests/ce_test_support.h"
+
+namespace bb {
+namespace {
+
+using cetest::ReadMixLog;
+using cetest::RunningBh;
+using ::testing::HasSubstr;
+using namespace std::chrono_literals;
+
+const workload::Sizing kSizing{.customers = 1000, .scale_factor = 500, .initial_trade_days = 10};
+
+std::string TempLog(const std::string& name) {
+  return (std::filesystem::temp_directory_path() /
+          fmt::format("bb-ce-test-{}-{}.csv", ::getpid(), name))
+      .string();
+}
+
+ce::EmulatorOptions Options(uint16_t port, const std::string& log) {
+  ce::EmulatorOptions o;
+  o.bh = {"127.0.0.1", port};
+  o.sizing = kSizing;
+  o.mix_log = log;
+  o.stop_wait = 10s;
+  o.progress_seconds = 2;
+  return o;
+}
+
+// Runs the emulator on a thread; gives up (Stop, then a failure) after `limit`, so that no test
+// can hang.
+Status RunBounded(ce::Emulator& emulator, std::chrono::seconds limit) {
+  std::promise<Status> done;
+  auto result = done.get_future();
+  std::thread runner([&] { done.set_value(emulator.Run()); });
+  if (result.wait_for(limit) != std::future_status::ready) {
+    ADD_FAILURE() << "the emulator did not finish within " << limit.count() << " s";
+    emulator.Stop();
+  }
+  runner.join();
+  return result.get();
+}
+
+TEST(CustomerEmulator, ShortRunLogsEveryReplyWithMarkersAndTheExactMix) {
+  RunningBh bh(kSizing, RunningBh::Canned(), 2);
+  ASSERT_NE(bh.port(), 0);
+  const std::string path = TempLog("short");
+  auto o = Options(bh.port(), path);
+  o.users = 200;
+  o.ramp_up = 2s;
+  o.duration = 8s;
+  ce::Emulator emulator(o);
+  const auto t0 = std::chrono::steady_clock::now();
+  Status s = RunBounded(emulator, 60s);
+  const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  ASSERT_TRUE(s.ok()) << s.message();
+  EXPECT_GE(took, 10.0);
+  EXPECT_LT(took, 20.0);
+  const auto& sum = emulator.summary();
+  std::fprintf(stderr, "%s", emulator.SummaryText().c_str());
+
+  auto log = ReadMixLog(path);
+  for (const auto& e : log.errors) ADD_FAILURE() << e;
+  ASSERT_TRUE(log.errors.empty());
+  // No row lost: every reply counted inside the CE is a row in the file, and nothing else.
+  EXPECT_EQ(static_cast<int64_t>(log.rows.size()), sum.rows);
+  EXPECT_EQ(sum.rows, sum.replies);
+  EXPECT_EQ(sum.errors, 0);
+  EXPECT_EQ(sum.unexpected_replies, 0);
+  EXPECT_EQ(sum.users_started, 200);
+
+  // Markers: START then STOP, once each, about the duration apart.
+  ASSERT_EQ(log.markers.size(), 2u);
+  EXPECT_EQ(log.markers[0].first, "START");
+  EXPECT_EQ(log.markers[1].first, "STOP");
+  const int64_t start = log.MarkerTime("START"), stop = log.MarkerTime("STOP");
+  EXPECT_GE(stop - start, 8'000'000);
+  EXPECT_LT(stop - start, 9'000'000);
+
+  // Trade-Cleanup first (user -1), then one DM at the start of ramp-up; both answered ok.
+  ASSERT_FALSE(log.rows.empty());
+  EXPECT_EQ(log.rows.front().code, "TC");
+  EXPECT_EQ(log.rows.front().user, -1);
+  EXPECT_EQ(log.rows.front().outcome, "ok");
+  int dm = 0, tc = 0;
+  for (const auto& r : log.rows) {
+    dm += r.code == "DM";
+    tc += r.code == "TC";
+    if (r.code == "DM" || r.code == "TC") {
+      EXPECT_EQ(r.user, -1);
+    }
+    EXPECT_TRUE(r.outcome == "ok" || r.outcome == "rollback") << r.code << " " << r.outcome;
+    EXPECT_GT(r.response_us, 0);
+    EXPECT_EQ(r.wait_us, 0);
+  }
+  EXPECT_EQ(tc, 1);
+  EXPECT_EQ(dm, 1);
+
+  // Per user: requests one at a time (each starts after the previous reply), and the first
+  // requests spread over the 2 s ramp-up; START after every user's first request.
+  std::map<int64_t, std::vector<const cetest::LogRow*>> by_user;
+  for (const auto& r : log.rows) {
+    if (r.user >= 0) by_user[r.user].push_back(&r);
+  }
+  ASSERT_EQ(by_user.size(), 200u);
+  int64_t first_min = INT64_MAX, first_max = 0, overlaps = 0;
+  for (const auto& [user, rows] : by_user) {
+    first_min = std::min(first_min, rows.front()->start_us);
+    first_max = std::max(first_max, rows.front()->start_us);
+    for (size_t i = 1; i < rows.size(); ++i) {
+      // Wall and monotonic clocks agree to well under 1 ms over a few seconds.
+      if (rows[i]->start_us + 1000 < rows[i - 1]->start_us + rows[i - 1]->response_us) ++overlaps;
+    }
+  }
+  EXPECT_EQ(overlaps, 0);
+  EXPECT_GE(first_max - first_min, 1'900'000);
+  EXPECT_LE(first_max - first_min, 2'500'000);
+  EXPECT_GE(start, first_max);
+
+  // The mix over whole decks is exact (§5.2): every 890 consecutive draws of a user hold each
+  // type as often as its cards, so it lies inside every spec range.
+  auto mix = cetest::MixOverWholeDecks(log);
+  std::fprintf(stderr, "whole decks: %lld\n", static_cast<long long>(mix.decks));
+  ASSERT_GE(mix.decks, 1) << "too slow to complete a single deck";
+  int64_t deck_rows = 0;
+  for (const auto& w : workload::kDeckWeights) {
+    const std::string code(workload::TransactionCode(w.type));
+    EXPECT_EQ(mix.count[code], mix.decks * w.cards) << code;
+    deck_rows += mix.count[code];
+  }
+  for (const auto& range : cetest::kMixRanges) {
+    const double pct = cetest::SpecPercent(mix.count[range.code], deck_rows);
+    EXPECT_GE(pct, range.low) << range.code;
+    EXPECT_LE(pct, range.high) << range.code;
+  }
+  // Over all rows (users stop mid-deck) the mix is only near the target: with 200 users each
+  // in a partial deck the shares may move by a few hundredths of the deck; allow 0.5 points.
+  std::map<std::string, int64_t> all;
+  int64_t all_rows = 0;
+  for (const auto& r : log.rows) {
+    if (r.user >= 0) {
+      ++all[r.code];
+      ++all_rows;
+    }
+  }
+  for (const auto& range : cetest::kMixRanges) {
+    const double pct = cetest::SpecPercent(all[range.code], all_rows);
+    EXPECT_NEAR(pct, (range.low + range.high) / 2, 0.5) << range.code;
+  }
+  std::filesystem::remove(path);
+}
+
+TEST(CustomerEmulator, ABrokerageHouseDyingMidRunGivesNetErrorRowsAndACleanExit) {
+  auto bh = std::make_unique<RunningBh>(kSizing, RunningBh::Canned(), 2);
+  ASSERT_NE(bh->port(), 0);
+  const std::string path = TempLog("dies");
+  auto o = Options(bh->port(), path);
+  o.users = 100;
+  o.duration = 60s;
+  o.trade_cleanup = false;
+  ce::Emulator emulator(o);
+  std::promise<Status> done;
+  auto result = done.get_future();
+  std::thread runner([&] { done.set_value(emulator.Run()); });
+  std::this_thread::sleep_for(2s);
+  bh->StopAndJoin();  // the BH goes away with requests outstanding
+  const bool finished = result.wait_for(30s) == std::future_status::ready;
+  EXPECT_TRUE(finished) << "the emulator hung after its Brokerage House died";
+  if (!finished) emulator.Stop();
+  runner.join();
+  Status s = result.get();
+  ASSERT_FALSE(s.ok());
+  EXPECT_THAT(s.message(), HasSubstr("lost every connection to the Brokerage House"));
+
+  const auto& sum = emulator.summary();
+  auto log = ReadMixLog(path);
+  for (const auto& e : log.errors) ADD_FAILURE() << e;
+  EXPECT_EQ(static_cast<int64_t>(log.rows.size()), sum.rows);  // every row written
+  int64_t net_errors = 0;
+  for (const auto& r : log.rows) net_errors += r.outcome == "net_error";
+  EXPECT_GE(net_errors, 1);
+  EXPECT_EQ(net_errors, sum.count_by_outcome[static_cast<int>(protocol::Outcome::kNetError)]);
+  EXPECT_GT(sum.replies, 100);
+  EXPECT_NE(log.MarkerTime("STOP"), -1);
+  std::filesystem::remove(path);
+}
+
+TEST(CustomerEmulator, StopsOnRequestAndStillWritesEveryRow) {
+  RunningBh bh(kSizing, RunningBh::Canned(), 2);
+  const std::string path = TempLog("stop");
+  auto o = Options(bh.port(), path);
+  o.users = 50;
+  o.duration = 600s;
+  o.pacing = 2ms;
+  ce::Emulator emulator(o);
+  std::thread stopper([&] {
+    std::this_thread::sleep_for(1500ms);
+    emulator.Stop();
+  });
+  Status s = RunBounded(emulator, 30s);
+  stopper.join();
+  ASSERT_TRUE(s.ok()) << s.message();
+  auto log = ReadMixLog(path);
+  EXPECT_TRUE(log.errors.empty());
+  EXPECT_EQ(static_cast<int64_t>(log.rows.size()), emulator.summary().rows);
+  EXPECT_EQ(emulator.summary().rows, emulator.summary().replies);
+  EXPECT_NE(log.MarkerTime("START"), -1);
+  EXPECT_NE(log.MarkerTime("STOP"), -1);
+  std::filesystem::remove(path);
+}
+
+TEST(CustomerEmulator, RefusesABrokerageHouseWithAnotherSizingNamingBoth) {
+  RunningBh bh(kSizing, RunningBh::Canned(), 1);
+  const std::string path = TempLog("sizing");
+  auto o = Options(bh.port(), path);
+  o.sizing.initial_trade_days = 300;
+  ce::Emulator emulator(o);
+  Status s = RunBounded(emulator, 20s);
+  ASSERT_FALSE(s.ok());
+  EXPECT_THAT(s.message(), HasSubstr("refused the hello"));
+  EXPECT_THAT(s.message(), HasSubstr("initial trade days 300"));
+  EXPECT_THAT(s.message(), HasSubstr("initial trade days 10"));
+  auto log = ReadMixLog(path);
+  EXPECT_TRUE(log.errors.empty());
+  EXPECT_TRUE(log.rows.empty());
+  EXPECT_TRUE(log.markers.empty());
+  std::filesystem::remove(path);
+}
+
+TEST(CustomerEmulator, NamesAnUnreachableBrokerageHouse) {
+  uint16_t port = 0;
+  {
+    asio::io_context io;
+    asio::ip::tcp::acceptor a(io, {asio::ip::make_address("127.0.0.1"), 0});
+    port = a.local_endpoint().port();
+  }  // closed: nothing listens there now
+  const std::string path = TempLog("unreachable");
+  ce::Emulator emulator(Options(port, path));
+  Status s = RunBounded(emulator, 20s);
+  ASSERT_FALSE(s.ok());
+  EXPECT_THAT(s.message(), HasSubstr(fmt::format("127.0.0.1:{}", port)));
+  EXPECT_THAT(s.message(), HasSubstr("connect"));
+  std::filesystem::remove(path);
+}
+
+TEST(CustomerEmulator, ChecksItsOptionsNamingTheOption) {
+  ce::EmulatorOptions o;
+  o.mix_log = "x.csv";
+  o.users = 0;
+  EXPECT_THAT(ce::ValidateOptions(o).message(), HasSubstr("--users: '0'"));
+  o.users = 1;
+  o.sizing.customers = 1500;
+  EXPECT_THAT(ce::ValidateOptions(o).message(), HasSubstr("--customers"));
+  o.sizing.customers = 10000;
+  o.partition_first = 1;
+  o.partition_customers = 500;
+  EXPECT_FALSE(ce::ValidateOptions(o).ok());
+  o.partition_customers = 5000;
+  EXPECT_TRUE(ce::ValidateOptions(o).ok()) << ce::ValidateOptions(o).message();
+}
+
+// A partitioned emulator (§5.4) runs: half its customers come from its range (the selector's
+// own tests check the split; here the wiring).
+TEST(CustomerEmulator, RunsWithAPartition) {
+  const workload::Sizing sizing{.customers = 10000, .scale_factor = 500, .initial_trade_days = 10};
+  RunningBh bh(sizing, RunningBh::Canned(), 1);
+  const std::string path = TempLog("partition");
+  auto o = Options(bh.port(), path);
+  o.sizing = sizing;
+  o.users = 20;
+  o.duration = 1s;
+  o.partition_first = 5001;
+  o.partition_customers = 5000;
+  ce::Emulator emulator(o);
+  Status s = RunBounded(emulator, 30s);
+  ASSERT_TRUE(s.ok()) << s.message();
+  EXPECT_GT(emulator.summary().replies, 20);
+  EXPECT_EQ(emulator.summary().errors, 0);
+  std::filesystem::remove(path);
+}
+
+}  // namespace
+}  // namespace bb

@@ -1,0 +1,196 @@
+// Support for the Customer Emulator tests: an in-process Brokerage House on an ephemeral
+// loopback port, a strict reader of the mix log format (postprocess/MIXLOG.md), and the
+// whole-deck mix check (reference §5.2).
+//
+// Thread-safety: none; one of each per test.
+#pragma once
+
+#include <chrono>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include "brokerage_house/handler.h"
+#include "brokerage_house/server.h"
+#include "common/protocol/transactions.h"
+#include "common/util/cli.h"
+#include "common/util/mix_log.h"
+#include "common/workload/mix.h"
+
+namespace bb::cetest {
+
+// A Brokerage House server running on its own thread on 127.0.0.1:<ephemeral>.
+class RunningBh {
+ public:
+  static bh::HandlerFactory Canned() {
+    return [] { return Result<std::unique_ptr<bh::Handler>>(bh::MakeCannedHandler()); };
+  }
+
+  RunningBh(const workload::Sizing& sizing, bh::HandlerFactory factory, int workers = 2) {
+    bh::ServerOptions options;
+    options.listen = {"127.0.0.1", 0};
+    options.workers = workers;
+    options.summary_seconds = 0;
+    options.identity = {"test bh", sizing.customers, static_cast<int32_t>(sizing.scale_factor),
+                        static_cast<int32_t>(sizing.initial_trade_days)};
+    server_ = std::make_unique<bh::Server>(options, std::move(factory));
+    thread_ = std::thread([this] { status_ = server_->Run(); });
+    for (int i = 0; i < 1000 && server_->port() == 0; ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+  }
+  ~RunningBh() { StopAndJoin(); }
+  void StopAndJoin() {
+    if (!thread_.joinable()) return;
+    server_->Stop();
+    thread_.join();
+  }
+  uint16_t port() const { return server_->port(); }
+  const Status& status() const { return status_; }
+
+ private:
+  std::unique_ptr<bh::Server> server_;
+  std::thread thread_;
+  Status status_;
+};
+
+struct LogRow {
+  int64_t start_us = 0;
+  std::string code;
+  int32_t spec_status = 0;
+  std::string outcome;
+  int64_t response_us = 0;
+  uint32_t retries = 0;
+  int64_t user = 0;
+  int64_t wait_us = 0;
+};
+
+struct ParsedLog {
+  std::vector<LogRow> rows;                              // transactions only, in file order
+  std::vector<std::pair<std::string, int64_t>> markers;  // code, start_us, in file order
+  std::vector<std::string> errors;                       // lines that break the format
+
+  int64_t MarkerTime(const std::string& code) const {
+    for (const auto& [c, t] : markers) {
+      if (c == code) return t;
+    }
+    return -1;
+  }
+};
+
+inline std::vector<std::string> SplitCsv(const std::string& line) {
+  std::vector<std::string> fields(1);
+  for (char ch : line) {
+    if (ch == ',') {
+      fields.emplace_back();
+    } else {
+      fields.back() += ch;
+    }
+  }
+  return fields;
+}
+
+inline bool ToInt(const std::string& s, int64_t& out) {
+  if (s.empty()) return false;
+  size_t used = 0;
+  try {
+    out = std::stoll(s, &used);
+  } catch (...) {
+    return false;
+  }
+  return used == s.size();
+}
+
+// Reads a mix log strictly by MIXLOG.md: the header, the column line, then rows of eight
+// fields (a known code, a known outcome, whole numbers) or markers (start_us and code only).
+inline ParsedLog ReadMixLog(const std::string& path) {
+  ParsedLog log;
+  std::ifstream in(path);
+  std::string line;
+  if (!std::getline(in, line) || line != MixLog::kHeader) {
+    log.errors.push_back("line 1: '" + line + "' is not the v1 header");
+    return log;
+  }
+  if (!std::getline(in, line) || line != MixLog::kColumns) {
+    log.errors.push_back("line 2: '" + line + "' is not the column line");
+    return log;
+  }
+  static const std::vector<std::string> kOutcomes = {"ok",        "rollback",        "warning",
+                                                     "invalid",   "retry_exhausted", "db_error",
+                                                     "net_error", "timeout"};
+  int n = 2;
+  while (std::getline(in, line)) {
+    ++n;
+    auto f = SplitCsv(line);
+    int64_t v[6] = {};
+    if (f.size() != 8) {
+      log.errors.push_back(fmt::format("line {}: {} fields: {}", n, f.size(), line));
+      continue;
+    }
+    if (f[1] == "START" || f[1] == "STOP") {
+      bool empty = true;
+      for (int i = 2; i < 8; ++i) empty = empty && f[i].empty();
+      if (!ToInt(f[0], v[0]) || !empty) {
+        log.errors.push_back(fmt::format("line {}: bad marker: {}", n, line));
+      }
+      log.markers.emplace_back(f[1], v[0]);
+      continue;
+    }
+    bool known_outcome = false;
+    for (const auto& o : kOutcomes) known_outcome = known_outcome || o == f[3];
+    if (!workload::TransactionTypeFromCode(f[1]) || !known_outcome || !ToInt(f[0], v[0]) ||
+        !ToInt(f[2], v[1]) || !ToInt(f[4], v[2]) || !ToInt(f[5], v[3]) || !ToInt(f[6], v[4]) ||
+        !ToInt(f[7], v[5])) {
+      log.errors.push_back(fmt::format("line {}: bad row: {}", n, line));
+      continue;
+    }
+    log.rows.push_back(LogRow{v[0], f[1], static_cast<int32_t>(v[1]), f[3], v[2],
+                              static_cast<uint32_t>(v[3]), v[4], v[5]});
+  }
+  return log;
+}
+
+// The mix over every user's whole decks: each user's rows in file order (one request at a time,
+// so in deck order), cut to a multiple of 890. With the deck of §5.2 this must be exactly
+// decks × the cards of each type.
+struct WholeDeckMix {
+  int64_t decks = 0;
+  std::map<std::string, int64_t> count;
+};
+inline WholeDeckMix MixOverWholeDecks(const ParsedLog& log) {
+  std::map<int64_t, std::vector<const LogRow*>> by_user;
+  for (const auto& r : log.rows) {
+    if (r.user >= 0) by_user[r.user].push_back(&r);
+  }
+  WholeDeckMix mix;
+  for (const auto& [user, rows] : by_user) {
+    const size_t whole = rows.size() / workload::kDeckSize * workload::kDeckSize;
+    mix.decks += static_cast<int64_t>(whole / workload::kDeckSize);
+    for (size_t i = 0; i < whole; ++i) ++mix.count[rows[i]->code];
+  }
+  return mix;
+}
+
+// The spec's required ranges of the CE's eight types (§5.2), in percent of the CE transactions.
+struct MixRange {
+  const char* code;
+  double low, high;
+};
+inline constexpr MixRange kMixRanges[] = {
+    {"BV", 4.875, 4.925}, {"CP", 12.935, 13.065}, {"MW", 17.910, 18.090}, {"SD", 13.930, 14.070},
+    {"TL", 7.960, 8.040}, {"TO", 10.049, 10.151}, {"TS", 18.905, 19.095}, {"TU", 1.990, 2.010},
+};
+// The eight CE types' shares as the spec counts them: the targets are over the whole mix,
+// where MF and TR (1 % + 10 %) come from the MEE; a CE alone carries 89 % of it, so a CE
+// share is scaled by 0.89 before it is compared with the range.
+inline double SpecPercent(int64_t count, int64_t ce_total) {
+  return 100.0 * 0.89 * static_cast<double>(count) / static_cast<double>(ce_total);
+}
+
+}  // namespace bb::cetest
