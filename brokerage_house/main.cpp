@@ -138,22 +138,18 @@ Result<Options> Parse(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  for (int i = 1; i < argc; ++i) {
-    if (std::strcmp(argv[i], "-h") == 0 || std::strcmp(argv[i], "--help") == 0) {
-      fmt::print("{}", kUsage);
-      return 0;
-    }
+  if (bb::WantsHelp(argc, argv)) {
+    fmt::print("{}", kUsage);
+    return 0;
   }
   auto options = Parse(argc, argv);
   if (!options.ok()) {
-    fmt::print(stderr, "bb-brokerage-house: {}\n", options.status().message());
-    return 2;
+    return bb::Fail("bb-brokerage-house", options.status(), 2);
   }
   Options o = std::move(options).value();
   auto logger = bb::SetUpLogging("bh", o.log_level, o.log_file);
   if (!logger.ok()) {
-    fmt::print(stderr, "bb-brokerage-house: {}\n", logger.status().message());
-    return 2;
+    return bb::Fail("bb-brokerage-house", logger.status(), 2);
   }
 
   bb::bh::HandlerFactory factory;

@@ -120,16 +120,13 @@ bool Intended(const bb::bh::TxnSample& s) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  for (int i = 1; i < argc; ++i) {
-    if (std::strcmp(argv[i], "-h") == 0 || std::strcmp(argv[i], "--help") == 0) {
-      fmt::print("{}", kUsage);
-      return 0;
-    }
+  if (bb::WantsHelp(argc, argv)) {
+    fmt::print("{}", kUsage);
+    return 0;
   }
   auto parsed = Parse(argc, argv);
   if (!parsed.ok()) {
-    fmt::print(stderr, "bb-txn: {}\n", parsed.status().message());
-    return 2;
+    return bb::Fail("bb-txn", parsed.status(), 2);
   }
   Options o = std::move(parsed).value();
   if (o.all) {
@@ -143,18 +140,15 @@ int main(int argc, char** argv) {
 
   auto conn = bb::db::Connection::Open(o.conninfo);
   if (!conn.ok()) {
-    fmt::print(stderr, "bb-txn: {}\n", conn.status().message());
-    return 1;
+    return bb::Fail("bb-txn", conn.status(), 1);
   }
   auto sizing = bb::loader::ReadLoadedSizing(**conn);
   if (!sizing.ok()) {
-    fmt::print(stderr, "bb-txn: {}\n", sizing.status().message());
-    return 1;
+    return bb::Fail("bb-txn", sizing.status(), 1);
   }
   auto session = bb::db::Session::Open(o.conninfo, bb::bh::FrameRunner::Statements());
   if (!session.ok()) {
-    fmt::print(stderr, "bb-txn: {}\n", session.status().message());
-    return 1;
+    return bb::Fail("bb-txn", session.status(), 1);
   }
   bb::bh::TxnDriver driver(**session, *sizing, static_cast<uint64_t>(o.seed));
   const bool show =

@@ -141,22 +141,18 @@ Result<Options> Parse(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  for (int i = 1; i < argc; ++i) {
-    if (std::strcmp(argv[i], "-h") == 0 || std::strcmp(argv[i], "--help") == 0) {
-      fmt::print("{}", kUsage);
-      return 0;
-    }
+  if (bb::WantsHelp(argc, argv)) {
+    fmt::print("{}", kUsage);
+    return 0;
   }
   auto options = Parse(argc, argv);
   if (!options.ok()) {
-    fmt::print(stderr, "bb-customer-emulator: {}\n", options.status().message());
-    return 2;
+    return bb::Fail("bb-customer-emulator", options.status(), 2);
   }
   Options o = std::move(options).value();
   auto logger = bb::SetUpLogging("ce", o.log_level);
   if (!logger.ok()) {
-    fmt::print(stderr, "bb-customer-emulator: {}\n", logger.status().message());
-    return 2;
+    return bb::Fail("bb-customer-emulator", logger.status(), 2);
   }
   auto parent = std::filesystem::path(o.emulator.mix_log).parent_path();
   std::error_code ec;

@@ -161,8 +161,7 @@ class ProgressPrinter {
 int Check(const Options& o) {
   auto conn = bb::db::Connection::Open(o.conninfo);
   if (!conn.ok()) {
-    fmt::print(stderr, "bb-loader: {}\n", conn.status().message());
-    return 1;
+    return bb::Fail("bb-loader", conn.status(), 1);
   }
   auto sizing = bb::loader::ReadLoadedSizing(**conn);
   if (!sizing.ok()) {
@@ -212,16 +211,13 @@ Status WriteReport(const std::string& path, const bb::loader::LoadOptions& lo,
 }  // namespace
 
 int main(int argc, char** argv) {
-  for (int i = 1; i < argc; ++i) {
-    if (std::strcmp(argv[i], "-h") == 0 || std::strcmp(argv[i], "--help") == 0) {
-      fmt::print("{}", kUsage);
-      return 0;
-    }
+  if (bb::WantsHelp(argc, argv)) {
+    fmt::print("{}", kUsage);
+    return 0;
   }
   auto options = ParseOptions(argc, argv);
   if (!options.ok()) {
-    fmt::print(stderr, "bb-loader: {}\n", options.status().message());
-    return 2;
+    return bb::Fail("bb-loader", options.status(), 2);
   }
   const Options& o = *options;
   if (o.check) return Check(o);

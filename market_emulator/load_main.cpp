@@ -278,16 +278,13 @@ class Load {
 }  // namespace
 
 int main(int argc, char** argv) {
-  for (int i = 1; i < argc; ++i) {
-    if (std::strcmp(argv[i], "-h") == 0 || std::strcmp(argv[i], "--help") == 0) {
-      fmt::print("{}", kUsage);
-      return 0;
-    }
+  if (bb::WantsHelp(argc, argv)) {
+    fmt::print("{}", kUsage);
+    return 0;
   }
   auto options = Parse(argc, argv);
   if (!options.ok()) {
-    fmt::print(stderr, "bb-mee-load: {}\n", options.status().message());
-    return 2;
+    return bb::Fail("bb-mee-load", options.status(), 2);
   }
   Load load(*options);
   Status s = load.Run();

@@ -139,22 +139,18 @@ Result<Options> Parse(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  for (int i = 1; i < argc; ++i) {
-    if (std::strcmp(argv[i], "-h") == 0 || std::strcmp(argv[i], "--help") == 0) {
-      fmt::print("{}", kUsage);
-      return 0;
-    }
+  if (bb::WantsHelp(argc, argv)) {
+    fmt::print("{}", kUsage);
+    return 0;
   }
   auto options = Parse(argc, argv);
   if (!options.ok()) {
-    fmt::print(stderr, "bb-market-emulator: {}\n", options.status().message());
-    return 2;
+    return bb::Fail("bb-market-emulator", options.status(), 2);
   }
   Options o = std::move(options).value();
   auto logger = bb::SetUpLogging("mee", o.log_level, o.log_file);
   if (!logger.ok()) {
-    fmt::print(stderr, "bb-market-emulator: {}\n", logger.status().message());
-    return 2;
+    return bb::Fail("bb-market-emulator", logger.status(), 2);
   }
   bb::mee::MarketEmulator emulator(std::move(o.emulator));
   if (Status s = emulator.Run(); !s.ok()) {

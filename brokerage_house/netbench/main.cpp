@@ -118,11 +118,9 @@ Status ParseClient(int argc, char** argv, bb::netbench::LoadOptions& o) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  for (int i = 1; i < argc; ++i) {
-    if (std::strcmp(argv[i], "-h") == 0 || std::strcmp(argv[i], "--help") == 0) {
-      fmt::print("{}", kUsage);
-      return 0;
-    }
+  if (bb::WantsHelp(argc, argv)) {
+    fmt::print("{}", kUsage);
+    return 0;
   }
   const std::string_view command = argc > 1 ? argv[1] : "";
   if (command == "echo-server") {

@@ -15,6 +15,19 @@ Status Invalid(std::string_view option, std::string_view text, std::string_view 
 
 }  // namespace
 
+bool WantsHelp(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    std::string_view arg = argv[i];
+    if (arg == "-h" || arg == "--help") return true;
+  }
+  return false;
+}
+
+int Fail(std::string_view program, const Status& status, int exit_code) {
+  fmt::print(stderr, "{}: {}\n", program, status.message());
+  return exit_code;
+}
+
 Result<int64_t> ParseInt(std::string_view option, std::string_view text, int64_t min, int64_t max) {
   int64_t value = 0;
   const char* end = text.data() + text.size();

@@ -20,6 +20,13 @@ Result<double> ParseDouble(std::string_view option, std::string_view text, doubl
 Result<int64_t> ParseDurationSeconds(std::string_view option, std::string_view text,
                                      int64_t min_seconds, int64_t max_seconds);
 
+// True when -h or --help is among the arguments: the program prints its usage and exits 0.
+bool WantsHelp(int argc, char** argv);
+
+// Prints "<program>: <message>" on stderr and returns `exit_code`: how a main() reports a
+// failure before it has a logger (2 for bad usage, 1 for a runtime failure).
+int Fail(std::string_view program, const Status& status, int exit_code);
+
 // host:port, with the port in 1..65535. "[::1]:5000" for IPv6 literals.
 struct HostPort {
   std::string host;

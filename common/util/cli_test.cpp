@@ -65,3 +65,26 @@ TEST(ParseHostPort, SplitsHostAndPort) {
 
 }  // namespace
 }  // namespace bb
+
+namespace bb {
+namespace {
+
+TEST(WantsHelp, FindsHelpAnywhereAndNothingElse) {
+  const char* with_help[] = {"prog", "--customers", "1000", "--help"};
+  const char* short_help[] = {"prog", "-h"};
+  const char* without[] = {"prog", "--customers", "-hx"};
+  EXPECT_TRUE(WantsHelp(4, const_cast<char**>(with_help)));
+  EXPECT_TRUE(WantsHelp(2, const_cast<char**>(short_help)));
+  EXPECT_FALSE(WantsHelp(3, const_cast<char**>(without)));
+}
+
+TEST(Fail, PrintsTheProgramAndTheMessageAndReturnsTheCode) {
+  ::testing::internal::CaptureStderr();
+  int code = Fail("bb-test", Status::InvalidArgument("--jobs: '0' is not in the range 1 to 64"), 2);
+  EXPECT_EQ(::testing::internal::GetCapturedStderr(),
+            "bb-test: --jobs: '0' is not in the range 1 to 64\n");
+  EXPECT_EQ(code, 2);
+}
+
+}  // namespace
+}  // namespace bb
