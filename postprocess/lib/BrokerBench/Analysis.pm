@@ -1,0 +1,1067 @@
+package BrokerBench::Analysis;
+# Turns a results directory into one result hash: the measurement interval, per-type
+# statistics, the reported throughput, the verdict with its reasons, the compliance notes,
+# the database, system and market emulator figures, and the time series the plots draw.
+# Everything in the hash except the `_series` key is plain data and goes into results.json.
+#
+# Clause numbers are those of the TPC-E specification v1.14.0; "ref §" points to our summary
+# of it, spec/TPCE-REFERENCE.md.
+use strict;
+use warnings;
+use Exporter 'import';
+use File::Find ();
+use File::Spec;
+use List::Util qw(max min sum0);
+use POSIX qw(floor ceil strftime);
+use BrokerBench::Spec qw(
+  @MIX_CODES @ALL_CODES %NAME %MIX_RANGE %RT_LIMIT @OUTCOMES @ERROR_OUTCOMES
+  $DM_GAP_MIN_S $DM_GAP_MAX_S $DM_MAX_S $TO_ROLLBACK_P
+  $MI_MIN_S $MIN_CUSTOMERS $SCALE_FACTOR $INITIAL_TRADE_DAYS $TRTPS_LOW $TRTPS_HIGH
+  $STEADY_LONG_WINDOW_S $STEADY_LONG_SLIDE_S $STEADY_LONG_TOL
+  $STEADY_SHORT_WINDOW_S $STEADY_SHORT_SLIDE_S $STEADY_SHORT_TOL $STEADY_MIN_WINDOW_S
+  $NOT_COMPARABLE);
+use BrokerBench::Stats qw(nearest_rank mean summary PERCENTILE_METHOD);
+use BrokerBench::Csv qw(parse_csv read_csv read_run_conf);
+use BrokerBench::MixLog qw(new_store read_mix_log B_START B_RESP B_OUTCOME B_RETRIES B_WAIT);
+
+our @EXPORT_OK = qw(analyze utc_time floor2);
+
+# Problems listed per file; the rest are counted. Keeps a report of a badly broken log short.
+our $MAX_PROBLEMS_PER_FILE = 50;
+
+my $US = 1_000_000;
+
+# run.conf keys that must be numbers when present.
+my @NUMERIC_SETTINGS =
+  qw(format customers scale_factor initial_trade_days users ramp_up_s duration_s pacing_s
+     seed db_workers);
+
+# The outcome digits of valid transactions: ok, rollback, warning (see Spec.pm).
+my $LAST_VALID = 2;
+
+sub utc_time {
+  my ($us) = @_;
+  return 'unknown' unless defined $us;
+  my $s = floor($us / $US);
+  return strftime('%Y-%m-%d %H:%M:%S', gmtime $s) . sprintf('.%03d UTC', ($us - $s * $US) / 1000);
+}
+
+# Rounds down to 2 decimals (clause 6.7.1: the reported throughput is truncated). The small
+# epsilon keeps 1.95 from becoming 1.94 through binary representation.
+sub floor2 {
+  my ($x) = @_;
+  return floor($x * 100 + 1e-9) / 100;
+}
+
+sub is_number { defined $_[0] && $_[0] =~ /\A-?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?\z/ }
+
+# analyze(dir => $dir, problem_hook => sub {...}) -> ($result) or (undef, $error) when no
+# report can be made. problem_hook, if given, sees each input problem as it is found (for
+# printing on stderr).
+sub analyze {
+  my (%opt) = @_;
+  my $dir = $opt{dir};
+  return (undef, "'$dir' is not a directory") unless -d $dir;
+  opendir(my $dh, $dir) or return (undef, "cannot read the directory '$dir': $!");
+  closedir $dh;
+  $dir = File::Spec->rel2abs($dir);
+  $dir =~ s{/+\z}{} unless $dir eq '/';
+
+  my $r = {
+    format            => 'brokerbench results v1',
+    results_dir       => $dir,
+    generated_utc     => strftime('%Y-%m-%d %H:%M:%S UTC', gmtime),
+    percentile_method => PERCENTILE_METHOD,
+    statement         => $NOT_COMPARABLE,
+    problems          => [],
+    problems_total    => 0,
+    mix_problems      => 0,
+    reasons           => [],
+    notes             => [],
+  };
+  my %listed_per_file;
+  my $hook = $opt{problem_hook};
+  $r->{_problem} = sub {
+    my ($p) = @_;
+    $p->{kind} //= 'mix';
+    $r->{problems_total}++;
+    $r->{mix_problems}++ if $p->{kind} eq 'mix';
+    my $k = $p->{file};
+    if (++$listed_per_file{$k} <= $MAX_PROBLEMS_PER_FILE) {
+      push @{ $r->{problems} }, $p;
+      $hook->($p) if $hook;
+    } elsif ($listed_per_file{$k} == $MAX_PROBLEMS_PER_FILE + 1) {
+      $hook->({ %$p, reason => "more problems in this file are counted but not listed",
+                line => $p->{line}, text => '' }) if $hook;
+    }
+  };
+
+  read_settings($r);
+  my ($store, $err) = read_mix_logs($r);
+  return (undef, $err) if $err;
+  measurement_interval($r);
+  transaction_stats($r, $store);
+  throughput($r);
+  steadiness($r);
+  data_maintenance($r);
+  rollback_check($r);
+  error_checks($r);
+  mix_and_response_checks($r);
+  compliance($r);
+  database($r);
+  system_stats($r);
+  market_emulator($r, $store);
+  verdict($r);
+  delete $r->{_problem};
+  return ($r);
+}
+
+sub add_reason {
+  my ($r, $rule, $clause, $text) = @_;
+  push @{ $r->{reasons} }, { rule => $rule, clause => $clause, text => $text };
+}
+
+sub add_note {
+  my ($r, $rule, $text) = @_;
+  push @{ $r->{notes} }, { rule => $rule, text => $text };
+}
+
+# --- run.conf ---------------------------------------------------------------------------
+
+sub read_settings {
+  my ($r) = @_;
+  my $path = "$r->{results_dir}/run.conf";
+  my %s;
+  if (-e $path) {
+    my ($conf, $problems, $line_of) = read_run_conf($path);
+    for my $p (@$problems) {
+      $r->{_problem}->({ %$p, file => 'run.conf', kind => 'other' });
+    }
+    %s = %$conf;
+    for my $k (@NUMERIC_SETTINGS) {
+      next unless exists $s{$k};
+      next if is_number($s{$k});
+      $r->{_problem}->({ file => 'run.conf', line => $line_of->{$k} // 0, kind => 'other',
+                         reason => "$k is not a number: '$s{$k}' (taken as unknown)",
+                         text => "$k=$s{$k}" });
+      delete $s{$k};
+    }
+    # Numbers as numbers in results.json.
+    $s{$_} += 0 for grep { exists $s{$_} } @NUMERIC_SETTINGS;
+  } else {
+    add_note($r, 'settings', 'run.conf is missing: every setting is unknown, and the checks '
+                             . 'that need one are skipped');
+  }
+  $r->{settings} = \%s;
+  if (defined $s{status} && $s{status} ne 'complete') {
+    add_reason($r, 'run status', 'controller',
+               "the controller did not finish the run: run.conf says status = '$s{status}'");
+  } elsif (!defined $s{status}) {
+    add_note($r, 'run status', 'run.conf has no status: whether the run completed is unknown');
+  }
+}
+
+# --- mix logs ---------------------------------------------------------------------------
+
+sub classify {
+  my ($rel) = @_;
+  my @parts = split m{/}, $rel;
+  my $name  = pop @parts;
+  for my $i (0 .. $#parts) {
+    if ($parts[$i] eq 'ce' || $parts[$i] eq 'mee') {
+      my $host = $i < $#parts ? $parts[$i + 1] : 'local';
+      return ($parts[$i], $host);
+    }
+  }
+  my $host = @parts ? $parts[-1] : 'local';
+  return ('ce', $host)  if $name =~ /\Amix-ce-/;
+  return ('mee', $host) if $name =~ /\Amix-mee/;
+  return (undef, $host);
+}
+
+sub read_mix_logs {
+  my ($r) = @_;
+  my $dir = $r->{results_dir};
+  my @found;
+  File::Find::find({
+    no_chdir => 1,
+    wanted   => sub {
+      my $name = (File::Spec->splitpath($File::Find::name))[2];
+      push @found, $File::Find::name if $name =~ /\Amix-.*\.csv\z/ && -f $File::Find::name;
+    },
+  }, $dir);
+  return (undef, "no mix log (mix-*.csv) anywhere below '$dir'") unless @found;
+
+  my $store = new_store();
+  my @files;
+  for my $path (sort @found) {
+    my $rel = File::Spec->abs2rel($path, $dir);
+    my ($role, $host) = classify($rel);
+    unless ($role) {
+      $r->{_problem}->({ file => $rel, line => 0, text => '',
+                         reason => 'neither under ce/ or mee/ nor named mix-ce-*.csv or '
+                                   . 'mix-mee*.csv: cannot tell which emulator wrote it; '
+                                   . 'file skipped' });
+      push @files, { file => $rel, host => $host, role => 'unknown', rows => 0,
+                     refused => 'unknown emulator', starts => [], stops => [] };
+      next;
+    }
+    push @files, read_mix_log(path => $path, rel => $rel, role => $role, host => $host,
+                              store => $store, problem => $r->{_problem});
+  }
+  $r->{inputs} = { files => \@files, rows_total => sum0(map { $_->{rows} } @files) };
+  return ($store);
+}
+
+# --- measurement interval ---------------------------------------------------------------
+
+# The MI comes from the customer emulators only (MIXLOG.md; the market emulator's markers
+# bracket its process lifetime): it starts at the latest START of all CE logs and ends at the
+# earliest STOP. A log without a marker falls back to its first row's start or its last
+# row's end, and the run is invalid.
+sub measurement_interval {
+  my ($r) = @_;
+  my @ce = grep { $_->{role} eq 'ce' && !$_->{refused} } @{ $r->{inputs}{files} };
+  my $mi = { start_us => undef, end_us => undef, seconds => 0, source => 'markers',
+             ce_logs => [] };
+  $r->{mi} = $mi;
+  unless (@ce) {
+    $mi->{source} = 'none';
+    add_reason($r, 'measurement interval', '6.6',
+               'no readable customer emulator mix log: there is no measurement interval');
+    return;
+  }
+  my (@starts, @stops);
+  for my $f (@ce) {
+    my ($start, $stop);
+    if (@{ $f->{starts} }) {
+      $start = max @{ $f->{starts} };
+      if (@{ $f->{starts} } > 1) {
+        add_note($r, 'markers', sprintf('%s has %d START markers; the latest is used',
+                                        $f->{file}, scalar @{ $f->{starts} }));
+      }
+    } elsif (defined $f->{first_start_us}) {
+      $start = $f->{first_start_us};
+      $mi->{source} = 'fallback';
+      add_reason($r, 'markers', 'MIXLOG.md',
+                 "$f->{file} has no START marker: the MI starts at its first row instead");
+    } else {
+      add_reason($r, 'markers', 'MIXLOG.md', "$f->{file} has no START marker and no rows");
+    }
+    if (@{ $f->{stops} }) {
+      $stop = min @{ $f->{stops} };
+      if (@{ $f->{stops} } > 1) {
+        add_note($r, 'markers', sprintf('%s has %d STOP markers; the earliest is used',
+                                        $f->{file}, scalar @{ $f->{stops} }));
+      }
+    } elsif (defined $f->{last_end_us}) {
+      $stop = $f->{last_end_us};
+      $mi->{source} = 'fallback';
+      add_reason($r, 'markers', 'MIXLOG.md',
+                 "$f->{file} has no STOP marker: the MI ends at its last row's end instead");
+    } else {
+      add_reason($r, 'markers', 'MIXLOG.md', "$f->{file} has no STOP marker and no rows");
+    }
+    push @starts, $start if defined $start;
+    push @stops,  $stop  if defined $stop;
+    push @{ $mi->{ce_logs} }, { file => $f->{file}, host => $f->{host}, start_us => $start,
+                                stop_us => $stop, first_row_us => $f->{first_start_us} };
+  }
+  unless (@starts && @stops) {
+    $mi->{source} = 'none';
+    add_reason($r, 'measurement interval', '6.6',
+               'the customer emulator logs give no start or no end: there is no measurement '
+               . 'interval');
+    return;
+  }
+  $mi->{start_us} = max @starts;
+  $mi->{end_us}   = min @stops;
+  $mi->{start_utc} = utc_time($mi->{start_us});
+  $mi->{end_utc}   = utc_time($mi->{end_us});
+  if ($mi->{end_us} <= $mi->{start_us}) {
+    add_reason($r, 'measurement interval', '6.6',
+               sprintf('the measurement interval is empty: the latest START (%s) is not '
+                       . 'before the earliest STOP (%s)', $mi->{start_utc}, $mi->{end_utc}));
+    $mi->{seconds} = 0;
+    $mi->{empty}   = 1;
+    return;
+  }
+  $mi->{seconds} = ($mi->{end_us} - $mi->{start_us}) / $US;
+
+  # Ramp-up: from the first customer transaction to the start of the MI.
+  my $first = min grep { defined } map { $_->{first_start_us} } @ce;
+  $r->{ramp_up} = {
+    configured_s => $r->{settings}{ramp_up_s},
+    first_transaction_utc => utc_time($first),
+    observed_s   => defined $first ? max(0, ($mi->{start_us} - $first) / $US) : undef,
+  };
+}
+
+sub mi_ok {
+  my ($r) = @_;
+  return defined $r->{mi}{start_us} && !$r->{mi}{empty};
+}
+
+# --- per-type statistics ----------------------------------------------------------------
+
+sub transaction_stats {
+  my ($r, $store) = @_;
+  my $mi     = $r->{mi};
+  my $have   = mi_ok($r);
+  my $mi_s   = $have ? $mi->{start_us} : 0;
+  my $mi_e   = $have ? $mi->{end_us} : -1;
+
+  # The time axis of the plots: seconds from the MI start (or from the first row when there
+  # is no MI). Buckets are aligned to that origin; $base lies a whole number of minutes
+  # before it, at or before the first row, so bucket indices are never negative.
+  my @files = grep { defined $_->{first_start_us} } @{ $r->{inputs}{files} };
+  my $span_start = min map { $_->{first_start_us} } @files;
+  my $span_end   = max map { $_->{last_end_us} } @files;
+  my $origin = $have ? $mi_s : $span_start;
+  my ($bucket_s, $base);
+  if (defined $span_start) {
+    my $span_s = ($span_end - $span_start) / $US;
+    $bucket_s = $span_s < 600 ? 10 : 60;
+    my $back  = max(0, ceil(($origin - $span_start) / (60 * $US)));
+    $base     = $origin - $back * 60 * $US;
+  }
+  my $bw = ($bucket_s // 60) * $US;
+  my %series = (origin_us => $origin, base_us => $base, bucket_s => $bucket_s,
+                span_start_us => $span_start, span_end_us => $span_end);
+
+  my %types;
+  my $mix_total = 0;
+  for my $code (@ALL_CODES) {
+    my $bk = $store->{$code};
+    my ($S, $R, $O) = ($bk->[B_START], $bk->[B_RESP], $bk->[B_OUTCOME]);
+    my $n = scalar @$S;
+    # Trade-Cleanup runs once before the measured run: its row covers the whole log.
+    my $whole = $code eq 'TC';
+    my ($lo, $hi) = $whole ? (0, 9e18) : ($mi_s, $mi_e);
+    my @in  = (0) x @OUTCOMES;
+    my @out = (0) x @OUTCOMES;
+    my @valid;            # response_us of valid rows in scope
+    my @in_flag;          # row index -> in scope (for retries)
+    my (@done, @rt);      # plot buckets: completions by end time, response times by start
+    my @tr_sec;           # Trade-Result completions per second (TR only)
+    my @tr_end;           # Trade-Result completion times in the MI (TR only)
+    my $is_tr = $code eq 'TR';
+    my $b0 = $base // 0;
+    # The hot loop of the post-processor: one pass over every row of this type.
+    for my $i (0 .. $n - 1) {
+      my $s = $S->[$i];
+      my $t = $R->[$i];
+      my $e = $s + $t;
+      my $o = substr($O, $i, 1);
+      if ($s >= $lo && $e <= $hi) {
+        $in[$o]++;
+        $in_flag[$i] = 1;
+        if ($o <= $LAST_VALID) {
+          push @valid, $t;
+          push @tr_end, $e if $is_tr;
+        }
+      } else {
+        $out[$o]++;
+      }
+      next if $o > $LAST_VALID;
+      $done[ ($e - $b0) / $bw ]++;
+      push @{ $rt[ ($s - $b0) / $bw ] }, $t;
+      $tr_sec[ ($e - $b0) / $US ]++ if $is_tr;
+    }
+    # Array indices truncate like int(); the series become sparse hashes for the plots.
+    my %done   = defined $base ? (map { $_ => $done[$_] } grep { $done[$_] } 0 .. $#done) : ();
+    my %rt     = defined $base ? (map { $_ => $rt[$_] } grep { $rt[$_] } 0 .. $#rt) : ();
+    my %tr_sec = defined $base ? (map { $_ => $tr_sec[$_] } grep { $tr_sec[$_] } 0 .. $#tr_sec) : ();
+    my $retries = 0;
+    while (my ($i, $k) = each %{ $bk->[B_RETRIES] }) {
+      $retries += $k if $in_flag[$i];
+    }
+    @valid = sort { $a <=> $b } @valid;
+    my %oc_in  = map { $OUTCOMES[$_] => $in[$_] } 0 .. $#OUTCOMES;
+    my %oc_out = map { $OUTCOMES[$_] => $out[$_] } 0 .. $#OUTCOMES;
+    my $t = {
+      code            => $code,
+      name            => $NAME{$code},
+      in_mix          => (exists $MIX_RANGE{$code} ? 1 : 0),
+      scope           => $whole ? 'whole log' : 'MI',
+      count           => scalar @valid,
+      rows            => $n,
+      rows_in_mi      => sum0(@in),
+      rows_outside_mi => sum0(@out),
+      ok              => $oc_in{ok},
+      rollbacks       => $oc_in{rollback},
+      warnings        => $oc_in{warning},
+      invalid         => $oc_in{invalid},
+      errors          => sum0(map { $oc_in{$_} } @ERROR_OUTCOMES),
+      error_outcomes  => { map { $_ => $oc_in{$_} } @ERROR_OUTCOMES },
+      outcomes_in_mi  => \%oc_in,
+      outcomes_outside_mi => \%oc_out,
+      retries         => $retries,
+      avg_s           => (@valid ? mean(\@valid) / $US : undef),
+      p90_s           => (@valid ? nearest_rank(\@valid, 90) / $US : undef),
+      max_s           => (@valid ? $valid[-1] / $US : undef),
+      limit_s         => $RT_LIMIT{$code},
+      mix_range       => $MIX_RANGE{$code},
+    };
+    $types{$code} = $t;
+    $mix_total += $t->{count} if $t->{in_mix};
+    $series{done}{$code} = \%done;
+    $series{rt}{$code}   = \%rt;
+    $series{cdf}{$code}  = cdf_points(\@valid);
+    if ($is_tr) {
+      $series{tr_sec} = \%tr_sec;
+      $r->{_tr_end}   = [sort { $a <=> $b } @tr_end];
+    }
+    if ($code eq 'DM') {
+      $r->{_dm_rows} = [sort { $a->[0] <=> $b->[0] }
+                        map { [$S->[$_], $R->[$_], $OUTCOMES[substr($O, $_, 1)]] } 0 .. $n - 1];
+    }
+  }
+  # Mix percentages over the valid transactions of the ten mix types in the MI, computed to
+  # 4 decimals and shown to 3 (clause 6.3.2, ref §5.2).
+  for my $code (@MIX_CODES) {
+    my $t = $types{$code};
+    $t->{mix_pct} = $mix_total ? sprintf('%.4f', 100 * $t->{count} / $mix_total) + 0 : undef;
+  }
+  $r->{mix_total}    = $mix_total;
+  $r->{transactions} = \%types;
+  $r->{_series}      = \%series;
+}
+
+# At most ~1000 points of the empirical distribution: (seconds, fraction <= it).
+sub cdf_points {
+  my ($sorted) = @_;
+  my $n = scalar @$sorted;
+  return [] unless $n;
+  my $step = $n > 1000 ? $n / 1000 : 1;
+  my @pts;
+  for (my $k = 1; $k <= $n; $k += $step) {
+    my $i = int($k) - 1;
+    push @pts, [$sorted->[$i] / $US, ($i + 1) / $n];
+  }
+  push @pts, [$sorted->[-1] / $US, 1] if $pts[-1][1] < 1;
+  return \@pts;
+}
+
+# --- throughput (clauses 6.6.8, 6.7; ref §5.9) -------------------------------------------
+
+sub throughput {
+  my ($r) = @_;
+  my $s   = $r->{settings};
+  my $tp  = { measured => undef, nominal => undef, pct => undef, reported => undef,
+              status => 'n/a', trade_results => $r->{transactions}{TR}{count} };
+  $r->{trtps} = $tp;
+  if (is_number($s->{customers}) && is_number($s->{scale_factor}) && $s->{scale_factor} > 0) {
+    $tp->{nominal} = $s->{customers} / $s->{scale_factor};
+  }
+  my $have_mee = grep { $_->{role} eq 'mee' && !$_->{refused} } @{ $r->{inputs}{files} };
+  if (!mi_ok($r)) {
+    $tp->{why} = 'no measurement interval';
+  } elsif (!$have_mee) {
+    $tp->{why} = 'no readable market emulator mix log, so no Trade-Result rows';
+  }
+  if ($tp->{why}) {
+    $tp->{headline} = "TRTPS: n/a ($tp->{why})";
+    add_reason($r, 'throughput', '6.6.8', "the throughput cannot be measured: $tp->{why}");
+    return;
+  }
+  $tp->{measured} = $tp->{trade_results} / $r->{mi}{seconds};
+  my $m2 = sprintf('%.2f', floor2($tp->{measured}));
+  unless (defined $tp->{nominal} && $tp->{nominal} > 0) {
+    $tp->{why} = 'nominal unknown: run.conf lacks customers or scale_factor';
+    $tp->{headline} = "TRTPS: n/a ($tp->{why}; measured $m2)";
+    add_reason($r, 'throughput', '6.7',
+               "the reported throughput cannot be determined without the nominal throughput "
+               . "(customers / scale_factor); measured $m2 tpsE");
+    return;
+  }
+  my $ratio = $tp->{measured} / $tp->{nominal};
+  $tp->{pct} = 100 * $ratio;
+  my $n2 = sprintf('%.2f', $tp->{nominal});
+  my $p1 = sprintf('%.1f', $tp->{pct});
+  if ($ratio >= $TRTPS_LOW && $ratio <= 1) {
+    $tp->{reported} = floor2($tp->{measured});
+    $tp->{status}   = 'measured';
+    $tp->{headline} = "TRTPS: $m2 (nominal $n2, $p1 %)";
+  } elsif ($ratio > 1 && $ratio <= $TRTPS_HIGH) {
+    $tp->{reported} = $tp->{nominal};
+    $tp->{status}   = 'nominal';
+    $tp->{headline} = sprintf('TRTPS: %.2f (nominal %s, %s %%; measured %s)', $tp->{nominal},
+                              $n2, $p1, $m2);
+  } else {
+    $tp->{status}   = 'out of range';
+    $tp->{headline} = "TRTPS: $m2 (nominal $n2, $p1 %; outside 80-102 %, not reportable)";
+    add_reason($r, 'throughput', '6.7',
+               sprintf('measured throughput %s tpsE is %s %% of the nominal %s tpsE '
+                       . '(customers %s / scale_factor %s); it must be 80-102 %%',
+                       $m2, $p1, $n2, $s->{customers}, $s->{scale_factor}));
+  }
+}
+
+# --- steady throughput (clause 6.6.3; ref §5.8) -----------------------------------------
+
+# The spec checks 1-hour windows sliding by 10 minutes (within 2 %) and 10-minute windows
+# sliding by 1 minute (within 20 %) against the reported throughput. A run shorter than the
+# spec's 2-hour MI gets the windows and slides scaled by MI/7200 (no window under 30 s) and
+# each tolerance widened to max(spec tolerance, 3/sqrt(expected Trade-Results in the window)),
+# since a short window's count has Poisson noise of about sqrt(count).
+sub steadiness {
+  my ($r) = @_;
+  my $st = { checks => [] };
+  $r->{steadiness} = $st;
+  my $tp = $r->{trtps};
+  unless (mi_ok($r) && defined $tp->{measured} && $tp->{measured} > 0) {
+    $st->{skipped} = 'no measured throughput';
+    return;
+  }
+  my $ref = defined $tp->{reported} ? $tp->{reported} : $tp->{measured};
+  $st->{reference_tpse} = $ref;
+  $st->{reference} = defined $tp->{reported} ? 'reported throughput'
+                                             : 'measured throughput (none is reportable)';
+  my $mi_len = $r->{mi}{seconds};
+  my $scaled = $mi_len < $MI_MIN_S;
+  my $scale  = $scaled ? $mi_len / $MI_MIN_S : 1;
+  $st->{scaled} = $scaled ? 1 : 0;
+  $st->{scale}  = $scale;
+  my @spec = (
+    ['1-hour', $STEADY_LONG_WINDOW_S, $STEADY_LONG_SLIDE_S, $STEADY_LONG_TOL],
+    ['10-minute', $STEADY_SHORT_WINDOW_S, $STEADY_SHORT_SLIDE_S, $STEADY_SHORT_TOL],
+  );
+  my $ends = $r->{_tr_end};
+  my @said;
+  for my $sp (@spec) {
+    my ($label, $w0, $s0, $tol0) = @$sp;
+    my $w   = $scaled ? max($STEADY_MIN_WINDOW_S, $w0 * $scale) : $w0;
+    my $sl  = $scaled ? max(1, $s0 * $scale) : $s0;
+    my $exp = $ref * $w;
+    my $tol = $scaled ? max($tol0, 3 / sqrt($exp)) : $tol0;
+    my $c = { label => $label, window_s => $w, slide_s => $sl, tolerance => $tol,
+              spec_window_s => $w0, spec_slide_s => $s0, spec_tolerance => $tol0,
+              expected_per_window => $exp, windows => 0, outside => 0, worst => undef };
+    push @{ $st->{checks} }, $c;
+    push @said, sprintf('%s windows -> %s sliding %s, tolerance %s -> %s', $label,
+                        fmt_s($w), fmt_s($sl), fmt_pct($tol0), fmt_pct($tol));
+    if ($w > $mi_len + 1e-9) {
+      $c->{skipped} = sprintf('the MI (%s) is shorter than one window (%s)', fmt_s($mi_len),
+                              fmt_s($w));
+      add_note($r, 'steady throughput', "$label windows not checked: $c->{skipped}");
+      next;
+    }
+    # Windows [a, a + w) from the MI start, while they fit in the MI; Trade-Results count by
+    # completion time. Two indices walk the sorted completion times.
+    my ($lo, $hi) = (0, 0);
+    my $wus = $w * $US;
+    for (my $k = 0; ; $k++) {
+      my $w_at = $r->{mi}{start_us} + $k * $sl * $US;
+      last if $w_at + $wus > $r->{mi}{end_us} + 1;
+      $lo++ while $lo < @$ends && $ends->[$lo] < $w_at;
+      $hi = $lo if $hi < $lo;
+      $hi++ while $hi < @$ends && $ends->[$hi] < $w_at + $wus;
+      my $rate = ($hi - $lo) / $w;
+      my $dev  = $rate / $ref - 1;
+      $c->{windows}++;
+      $c->{outside}++ if abs($dev) > $tol + 1e-12;
+      if (!$c->{worst} || abs($dev) > abs($c->{worst}{deviation})) {
+        $c->{worst} = { start_s => ($w_at - $r->{mi}{start_us}) / $US, tpse => $rate,
+                        deviation => $dev };
+      }
+    }
+    if ($c->{outside}) {
+      add_reason($r, 'steady throughput', '6.6.3',
+                 sprintf('%d of %d %s windows (%s sliding %s%s) are outside +-%s of %.2f tpsE; '
+                         . 'the worst, starting at MI+%s, ran at %.2f tpsE (%+.1f %%)',
+                         $c->{outside}, $c->{windows}, $label, fmt_s($w), fmt_s($sl),
+                         $scaled ? ', scaled' : '', fmt_pct($tol), $ref,
+                         fmt_s($c->{worst}{start_s}), $c->{worst}{tpse},
+                         100 * $c->{worst}{deviation}));
+    }
+  }
+  if ($scaled) {
+    $st->{text} = sprintf('scaled for a short run: the MI (%s) is shorter than the 2 hours of '
+                          . 'clause 6.6.1, so the windows and slides are scaled by MI/7200 = '
+                          . '%.4f (no window shorter than %d s), and each tolerance is widened '
+                          . 'to max(spec tolerance, 3/sqrt(expected Trade-Results in the '
+                          . 'window)) for Poisson noise: %s.', fmt_s($mi_len), $scale,
+                          $STEADY_MIN_WINDOW_S, join('; ', @said));
+  } else {
+    $st->{text} = 'as clause 6.6.3: 1-hour windows sliding by 10 minutes within 2 %, '
+                  . '10-minute windows sliding by 1 minute within 20 % of the '
+                  . "$st->{reference}.";
+  }
+}
+
+sub fmt_s {
+  my ($s) = @_;
+  return 'unknown' unless defined $s;
+  return sprintf('%.0f s', $s) if abs($s - int($s)) < 0.05 || $s >= 100;
+  return sprintf('%.1f s', $s);
+}
+
+sub fmt_pct {
+  my ($x) = @_;
+  my $p = 100 * $x;
+  return sprintf('%.0f %%', $p) if abs($p - int($p + 0.5)) < 0.05;
+  return sprintf('%.1f %%', $p);
+}
+
+# --- Data-Maintenance (clause 6.3.3; ref §5.6) ------------------------------------------
+
+# Every DM that starts inside the MI is checked (including one that runs past the MI's end):
+# consecutive starts 58..62 s apart, the first no later than 62 s after the MI start and the
+# last no earlier than 62 s before its end, and each done within 55 s.
+sub data_maintenance {
+  my ($r) = @_;
+  my $dm = { checked => 0, gaps => [], too_slow => [], count_in_mi => 0 };
+  $r->{data_maintenance} = $dm;
+  return unless mi_ok($r);
+  my ($t0, $t1) = ($r->{mi}{start_us}, $r->{mi}{end_us});
+  my @rows = grep { $_->[0] >= $t0 && $_->[0] <= $t1 } @{ $r->{_dm_rows} };
+  $dm->{count_in_mi} = scalar @rows;
+  $dm->{checked}     = 1;
+  my $mi_len = $r->{mi}{seconds};
+  my @bad_gaps;
+  if (@rows) {
+    my $head = ($rows[0][0] - $t0) / $US;
+    push @bad_gaps, sprintf('the first starts %s after the MI start', fmt_s($head))
+      if $head > $DM_GAP_MAX_S;
+    for my $i (1 .. $#rows) {
+      my $gap = ($rows[$i][0] - $rows[$i - 1][0]) / $US;
+      push @{ $dm->{gaps} }, $gap;
+      next if $gap >= $DM_GAP_MIN_S && $gap <= $DM_GAP_MAX_S;
+      push @bad_gaps, sprintf('%s between the ones at MI+%s and MI+%s', fmt_s($gap),
+                              fmt_s(($rows[$i - 1][0] - $t0) / $US),
+                              fmt_s(($rows[$i][0] - $t0) / $US));
+    }
+    my $tail = ($t1 - $rows[-1][0]) / $US;
+    push @bad_gaps, sprintf('the last starts %s before the MI end', fmt_s($tail))
+      if $tail > $DM_GAP_MAX_S;
+  }
+  for my $row (@rows) {
+    my $s = $row->[1] / $US;
+    push @{ $dm->{too_slow} }, sprintf('MI+%s took %.1f s', fmt_s(($row->[0] - $t0) / $US), $s)
+      if $s > $DM_MAX_S;
+  }
+  $dm->{max_s} = @rows ? max(map { $_->[1] } @rows) / $US : undef;
+  if (@{ $dm->{gaps} }) {
+    $dm->{min_gap_s} = min @{ $dm->{gaps} };
+    $dm->{max_gap_s} = max @{ $dm->{gaps} };
+  }
+  if (@rows < 2) {
+    my $text = sprintf('%d Data-Maintenance transaction%s started in the MI of %s; the spec '
+                       . 'wants one every 60 s', scalar @rows, @rows == 1 ? '' : 's',
+                       fmt_s($mi_len));
+    if ($mi_len >= 120) {
+      add_reason($r, 'Data-Maintenance', '6.3.3', $text);
+    } else {
+      $dm->{not_judged} = "$text; not judged: the MI is shorter than 120 s";
+      add_note($r, 'Data-Maintenance', "$text (not judged: the MI is shorter than 120 s)");
+    }
+  }
+  if (@bad_gaps) {
+    add_reason($r, 'Data-Maintenance', '6.3.3',
+               'Data-Maintenance must run every 60 s, 58-62 s apart: ' . join('; ', @bad_gaps));
+  }
+  if (@{ $dm->{too_slow} }) {
+    add_reason($r, 'Data-Maintenance', '6.3.3',
+               "each Data-Maintenance must finish within $DM_MAX_S s: "
+               . join('; ', @{ $dm->{too_slow} }));
+  }
+}
+
+# --- Trade-Order roll-backs ---------------------------------------------------------------
+
+# The CE asks for a roll-back with probability 1/101 (ref §5.3). The observed share must lie
+# within that +- max(0.5 percentage points, 3 binomial standard deviations).
+sub rollback_check {
+  my ($r) = @_;
+  my $t  = $r->{transactions}{TO};
+  my $n  = $t->{count};
+  my $k  = $t->{rollbacks};
+  my $p0 = $TO_ROLLBACK_P;
+  my $rb = { expected_pct => 100 * $p0, count => $k, trade_orders => $n };
+  $r->{rollbacks} = $rb;
+  unless ($n) {
+    $rb->{skipped} = 'no valid Trade-Order in the MI';
+    return;
+  }
+  my $sd   = sqrt($p0 * (1 - $p0) / $n);
+  my $half = max(0.005, 3 * $sd);
+  $rb->{pct}      = 100 * $k / $n;
+  $rb->{band_pct} = [100 * max(0, $p0 - $half), 100 * ($p0 + $half)];
+  $rb->{band_text} = sprintf('%.3f-%.3f %% (%.3f %% +- max(0.5 %%, 3 binomial standard '
+                             . 'deviations = %.3f %%) for %d Trade-Orders)',
+                             @{ $rb->{band_pct} }, 100 * $p0, 300 * $sd, $n);
+  unless ($rb->{pct} >= $rb->{band_pct}[0] - 1e-9 && $rb->{pct} <= $rb->{band_pct}[1] + 1e-9) {
+    add_reason($r, 'Trade-Order roll-backs', '6.4.1',
+               sprintf('%d of %d Trade-Orders rolled back (%.3f %%), outside %s', $k, $n,
+                       $rb->{pct}, $rb->{band_text}));
+  }
+}
+
+# --- errors and invalid transactions ------------------------------------------------------
+
+sub error_checks {
+  my ($r) = @_;
+  my $T = $r->{transactions};
+  my (%by_outcome, @invalid, @outside);
+  for my $code (@ALL_CODES) {
+    my $t = $T->{$code};
+    for my $o (@ERROR_OUTCOMES) {
+      my $n = $t->{error_outcomes}{$o};
+      push @{ $by_outcome{$o} }, "$code $n" if $n;
+      my $out = $t->{outcomes_outside_mi}{$o};
+      push @outside, "$code $o $out" if $out && $code ne 'TC';
+    }
+    push @invalid, "$code $t->{invalid}" if $t->{invalid};
+  }
+  if (%by_outcome) {
+    my $total = 0;
+    my @parts;
+    for my $o (@ERROR_OUTCOMES) {
+      next unless $by_outcome{$o};
+      my $n = sum0(map { (split / /)[1] } @{ $by_outcome{$o} });
+      $total += $n;
+      push @parts, "$o $n (" . join(', ', @{ $by_outcome{$o} }) . ')';
+    }
+    add_reason($r, 'errors', '3.2.1.8',
+               "$total transaction" . ($total == 1 ? '' : 's') . ' failed with an error in the '
+               . 'MI (errors are not roll-backs): ' . join('; ', @parts));
+  }
+  if (@invalid) {
+    add_reason($r, 'invalid transactions', '3.2.1.8',
+               'transactions ended with a negative (invalid) spec status in the MI, which '
+               . 'invalidates the run: ' . join(', ', @invalid));
+  }
+  if (@outside) {
+    add_note($r, 'errors outside the MI',
+             'errors outside the MI (ramp-up or ramp-down; not judged): ' . join(', ', @outside));
+  }
+}
+
+# --- mix ranges and response-time limits ---------------------------------------------------
+
+sub mix_and_response_checks {
+  my ($r) = @_;
+  return unless mi_ok($r);
+  my $T = $r->{transactions};
+  unless ($r->{mix_total}) {
+    add_reason($r, 'mix', '6.3.1', 'no valid transaction of the mix in the MI');
+    return;
+  }
+  # The deck gives the exact mix only per 890 draws of each user, so a short run's mix drifts
+  # by chance further than the spec's ranges (about +-0.5 % of each share) allow. As for
+  # steadiness: an MI shorter than the spec's 2 hours widens each range to the target +-
+  # max(the spec's half-width, 3 binomial standard deviations of the share at this count),
+  # and says so; a 2-hour MI is judged by the ranges as written.
+  my $n      = $r->{mix_total};
+  my $scaled = $r->{mi}{seconds} < $MI_MIN_S;
+  if ($scaled) {
+    add_note($r, 'mix', sprintf('scaled for a short run: the MI (%s) is shorter than the 2 hours '
+                                . 'of clause 6.6.1, so each mix range is widened to its target '
+                                . '+- max(the spec\'s half-width, 3 binomial standard '
+                                . 'deviations at %d transactions)', fmt_s($r->{mi}{seconds}), $n));
+  }
+  for my $code (@MIX_CODES) {
+    my $t = $T->{$code};
+    my ($lo, $hi) = @{ $MIX_RANGE{$code} };
+    if ($scaled) {
+      my $p = ($lo + $hi) / 200;
+      my $w = max(($hi - $lo) / 2, 300 * sqrt($p * (1 - $p) / $n));
+      ($lo, $hi) = (100 * $p - $w, 100 * $p + $w);
+    }
+    $t->{mix_range_applied} = [ sprintf('%.3f', $lo) + 0, sprintf('%.3f', $hi) + 0 ];
+    my $m = $t->{mix_pct};
+    if ($m < $lo || $m > $hi) {
+      $t->{mix_ok} = 0;
+      add_reason($r, 'mix', '6.3.1',
+                 sprintf('%s is %.3f %% of the mix (%d of %d), outside the %s %.3f-%.3f %%',
+                         $NAME{$code}, $m, $t->{count}, $n,
+                         $scaled ? 'range (scaled for a short run)' : 'required', $lo, $hi));
+    } else {
+      $t->{mix_ok} = 1;
+    }
+    next unless $t->{count};
+    my $lim = $RT_LIMIT{$code};
+    my @bad;
+    push @bad, sprintf('90th percentile %.3f s', $t->{p90_s}) if $t->{p90_s} > $lim;
+    push @bad, sprintf('average %.3f s', $t->{avg_s})         if $t->{avg_s} > $lim;
+    $t->{rt_ok} = @bad ? 0 : 1;
+    if (@bad) {
+      add_reason($r, 'response time', '6.5.1',
+                 sprintf('%s: %s over the %d s limit', $NAME{$code}, join(' and ', @bad), $lim));
+    }
+  }
+}
+
+# --- compliance (not part of the verdict) -------------------------------------------------
+
+sub compliance {
+  my ($r) = @_;
+  my $s = $r->{settings};
+  my @why;
+  if (mi_ok($r) && $r->{mi}{seconds} < $MI_MIN_S) {
+    push @why, sprintf('the measurement interval is %s, shorter than the 2 hours of clause '
+                       . '6.6.1', fmt_s($r->{mi}{seconds}));
+  }
+  if (!is_number($s->{customers})) {
+    push @why, 'the number of customers is unknown (clause 2.6.1.2 wants at least 5000)';
+  } elsif ($s->{customers} < $MIN_CUSTOMERS) {
+    push @why, "customers = $s->{customers}, fewer than the 5000 of clause 2.6.1.2";
+  }
+  if (!is_number($s->{initial_trade_days})) {
+    push @why, 'initial_trade_days is unknown (clause 2.6.1.5 wants 300)';
+  } elsif ($s->{initial_trade_days} < $INITIAL_TRADE_DAYS) {
+    push @why, "initial_trade_days = $s->{initial_trade_days}, fewer than the 300 of clause "
+               . '2.6.1.5';
+  }
+  if (!is_number($s->{scale_factor})) {
+    push @why, 'scale_factor is unknown (clause 2.6.1.4 wants 500)';
+  } elsif ($s->{scale_factor} != $SCALE_FACTOR) {
+    push @why, "scale_factor = $s->{scale_factor}, not the 500 of clause 2.6.1.4";
+  }
+  $r->{compliance} = { compliant => (@why ? 0 : 1), reasons => \@why,
+                       statement => $NOT_COMPARABLE };
+}
+
+# --- database (pg_stat_* snapshots before and after the run) --------------------------------
+
+sub snapshot {
+  my ($r, $which, $name) = @_;
+  my $path = "$r->{results_dir}/db/$which/$name.csv";
+  return (undef, "db/$which/$name.csv is missing") unless -e $path;
+  my ($csv, $err) = read_csv($path);
+  if ($err) {
+    $err =~ s/\A\Q$r->{results_dir}\E\///;
+    $r->{_problem}->({ file => "db/$which/$name.csv", line => 0, kind => 'other',
+                       reason => $err, text => '' });
+    return (undef, $err);
+  }
+  return ($csv);
+}
+
+sub num0 { is_number($_[0]) ? $_[0] : 0 }
+
+sub database {
+  my ($r) = @_;
+  my $db = { available => 0 };
+  $r->{database} = $db;
+  my $name = $r->{settings}{db_name};
+
+  my ($before, $eb) = snapshot($r, 'before', 'pg_stat_database');
+  my ($after, $ea) = snapshot($r, 'after', 'pg_stat_database');
+  if (!$before || !$after) {
+    $db->{why} = $eb // $ea;
+  } elsif (!defined $name) {
+    $db->{why} = 'run.conf has no db_name, so the database row is unknown';
+  } else {
+    my ($rb) = grep { ($_->{datname} // '') eq $name } @{ $before->{rows} };
+    my ($ra) = grep { ($_->{datname} // '') eq $name } @{ $after->{rows} };
+    if (!$rb || !$ra) {
+      $db->{why} = "no row for the database '$name' in pg_stat_database";
+    } else {
+      $db->{available} = 1;
+      $db->{name} = $name;
+      for my $k (qw(blks_read blks_hit xact_commit xact_rollback deadlocks temp_bytes
+                    tup_returned tup_fetched tup_inserted tup_updated tup_deleted)) {
+        next unless exists $ra->{$k};
+        $db->{delta}{$k} = num0($ra->{$k}) - num0($rb->{$k});
+      }
+      my $d = $db->{delta};
+      my $acc = ($d->{blks_hit} // 0) + ($d->{blks_read} // 0);
+      $db->{hit_ratio_pct} = $acc ? 100 * ($d->{blks_hit} // 0) / $acc : undef;
+    }
+  }
+
+  my ($bb) = snapshot($r, 'before', 'pg_stat_bgwriter');
+  my ($ba) = snapshot($r, 'after', 'pg_stat_bgwriter');
+  if ($bb && $ba && @{ $bb->{rows} } && @{ $ba->{rows} }) {
+    my ($x, $y) = ($bb->{rows}[0], $ba->{rows}[0]);
+    my @cols = grep { exists $y->{$_} } qw(buffers_checkpoint buffers_clean buffers_backend);
+    if (@cols) {
+      $db->{block_writes} = sum0(map { num0($y->{$_}) - num0($x->{$_}) } @cols);
+      $db->{block_write_columns} = \@cols;
+      if ($db->{available} && $db->{block_writes} > 0) {
+        $db->{read_write_ratio} = $db->{delta}{blks_read} / $db->{block_writes};
+      }
+    }
+  } else {
+    $db->{bgwriter_why} = 'pg_stat_bgwriter snapshots are missing';
+  }
+
+  for my $kind (['tables', 'pg_statio_user_tables', 'heap_blks_read',
+                 [qw(heap_blks_read heap_blks_hit idx_blks_read idx_blks_hit)]],
+                ['indexes', 'pg_statio_user_indexes', 'idx_blks_read',
+                 [qw(idx_blks_read idx_blks_hit)]]) {
+    my ($label, $file, $key, $cols) = @$kind;
+    my ($sb) = snapshot($r, 'before', $file);
+    my ($sa) = snapshot($r, 'after', $file);
+    next unless $sb && $sa;
+    my $id = sub {
+      my ($row) = @_;
+      join '.', grep { defined && length } @$row{qw(schemaname relname)},
+        ($label eq 'indexes' ? $row->{indexrelname} : ());
+    };
+    my %before = map { $id->($_) => $_ } @{ $sb->{rows} };
+    my @list;
+    for my $row (@{ $sa->{rows} }) {
+      my $k = $id->($row);
+      my $old = $before{$k} // {};
+      push @list, { name => $k, map { $_ => num0($row->{$_}) - num0($old->{$_}) } @$cols };
+    }
+    @list = sort { $b->{$key} <=> $a->{$key} || $a->{name} cmp $b->{name} } @list;
+    splice @list, 10 if @list > 10;
+    $db->{"top_$label"} = \@list;
+  }
+
+  my $spath = "$r->{results_dir}/db/settings.csv";
+  if (-e $spath) {
+    my ($csv, $err) = read_csv($spath);
+    if ($csv) {
+      $db->{settings_not_default} = [
+        map { { name => $_->{name}, setting => $_->{setting}, unit => $_->{unit} // '',
+                source => $_->{source} // '' } }
+        # 'client' and 'session' values are psql's own, not the server's configuration.
+        grep { defined $_->{source} && $_->{source} !~ /\A(?:default|client|session)\z/ }
+        @{ $csv->{rows} } ];
+    } else {
+      $r->{_problem}->({ file => 'db/settings.csv', line => 0, kind => 'other',
+                         reason => $err =~ s/\A\Q$r->{results_dir}\E\///r, text => '' });
+    }
+  }
+}
+
+# --- system (sys/<host>/sysstat.csv) ---------------------------------------------------------
+
+my @SYS_COLS = qw(cpu_user_pct cpu_system_pct cpu_iowait_pct cpu_idle_pct disk_read_kb_s
+                  disk_write_kb_s);
+
+sub system_stats {
+  my ($r) = @_;
+  my $sys = { hosts => [] };
+  $r->{system} = $sys;
+  my @paths = sort glob("$r->{results_dir}/sys/*/sysstat.csv");
+  unless (@paths) {
+    $sys->{why} = 'no sys/<host>/sysstat.csv';
+    return;
+  }
+  for my $path (@paths) {
+    my ($host) = $path =~ m{/sys/([^/]+)/sysstat\.csv\z};
+    my $rel = "sys/$host/sysstat.csv";
+    my ($csv, $err) = read_csv($path);
+    if (!$csv) {
+      $r->{_problem}->({ file => $rel, line => 0, kind => 'other',
+                         reason => $err =~ s/\A\Q$r->{results_dir}\E\///r, text => '' });
+      next;
+    }
+    my @missing = grep { my $c = $_; !grep { $_ eq $c } @{ $csv->{header} } } ('time_us', @SYS_COLS);
+    if (@missing) {
+      $r->{_problem}->({ file => $rel, line => 1, kind => 'other',
+                         reason => 'missing columns: ' . join(', ', @missing), text => '' });
+      next;
+    }
+    my @samples;
+    my $line = 1;
+    for my $row (@{ $csv->{rows} }) {
+      $line++;
+      my @bad = grep { !is_number($row->{$_}) } ('time_us', @SYS_COLS);
+      if (@bad) {
+        $r->{_problem}->({ file => $rel, line => $line, kind => 'other',
+                           reason => "not a number in $bad[0]: '$row->{$bad[0]}'",
+                           text => join(',', map { $row->{$_} } @{ $csv->{header} }) });
+        next;
+      }
+      push @samples, [map { $row->{$_} + 0 } ('time_us', @SYS_COLS)];
+    }
+    my $h = { host => $host, samples => scalar @samples };
+    my @in = mi_ok($r)
+      ? grep { $_->[0] >= $r->{mi}{start_us} && $_->[0] <= $r->{mi}{end_us} } @samples
+      : ();
+    $h->{samples_in_mi} = scalar @in;
+    if (@in) {
+      for my $i (0 .. $#SYS_COLS) {
+        $h->{avg}{ $SYS_COLS[$i] } = mean([map { $_->[$i + 1] } @in]);
+      }
+    }
+    push @{ $sys->{hosts} }, $h;
+    $r->{_series}{sys}{$host} = \@samples;
+  }
+  $sys->{columns} = \@SYS_COLS;
+}
+
+# --- market emulator ---------------------------------------------------------------------------
+
+sub market_emulator {
+  my ($r, $store) = @_;
+  my $mee = {};
+  $r->{mee} = $mee;
+  my $have = mi_ok($r);
+  my $base = $r->{_series}{base_us};
+  my $bw   = ($r->{_series}{bucket_s} // 60) * $US;
+  for my $code (qw(TR MF)) {
+    my $bk = $store->{$code};
+    my ($S, $R, $W) = ($bk->[B_START], $bk->[B_RESP], $bk->[B_WAIT]);
+    my @in;
+    my %bucket;
+    for my $i (0 .. $#$S) {
+      push @in, $W->[$i]
+        if $have && $S->[$i] >= $r->{mi}{start_us} && $S->[$i] + $R->[$i] <= $r->{mi}{end_us};
+      push @{ $bucket{ int(($S->[$i] - $base) / $bw) } }, $W->[$i] if defined $base;
+    }
+    my $sum = summary(\@in);
+    $mee->{wait}{$code} = { n => $sum->{n}, map { ("${_}_s" => defined $sum->{$_}
+                                                   ? $sum->{$_} / $US : undef) }
+                                           qw(p50 p90 max mean) };
+    $r->{_series}{wait}{$code} = \%bucket;
+  }
+  # failed-trades.csv from every market emulator host: trade_id,code,reason.
+  my %by_reason;
+  my $total = 0;
+  my @paths = sort glob("$r->{results_dir}/mee/*/failed-trades.csv");
+  for my $path (@paths) {
+    my $rel = File::Spec->abs2rel($path, $r->{results_dir});
+    my $text = '';
+    if (open my $fh, '<', $path) {
+      local $/;
+      $text = <$fh> // '';
+    }
+    my ($records, $err) = parse_csv($text);
+    if ($err) {
+      $r->{_problem}->({ file => $rel, line => 0, kind => 'other', reason => $err, text => '' });
+      next;
+    }
+    # A header row (trade_id,code,reason) is optional.
+    shift @$records if @$records && ($records->[0][2] // '') eq 'reason';
+    for my $rec (@$records) {
+      my $reason = $rec->[2] // '';
+      $reason = '(none given)' if $reason eq '';
+      $by_reason{$reason}++;
+      $total++;
+    }
+  }
+  $mee->{failed_trades} = { files => scalar @paths, total => $total, by_reason => \%by_reason };
+}
+
+# --- verdict ----------------------------------------------------------------------------------
+
+sub verdict {
+  my ($r) = @_;
+  if ($r->{mix_problems}) {
+    # First: every other figure rests on the logs having been read.
+    unshift @{ $r->{reasons} },
+      { rule => 'input problems', clause => 'MIXLOG.md',
+        text => sprintf('%d input problem%s in the mix logs (see "Input problems")',
+                        $r->{mix_problems}, $r->{mix_problems} == 1 ? '' : 's') };
+  }
+  my $n = scalar @{ $r->{reasons} };
+  $r->{verdict} = {
+    valid   => $n ? 0 : 1,
+    text    => $n ? 'INVALID' : 'VALID',
+    reasons => $r->{reasons},
+    notes   => $r->{notes},
+    headline => $n ? sprintf('Verdict: INVALID (%d reason%s, see report)', $n, $n == 1 ? '' : 's')
+                   : 'Verdict: VALID',
+  };
+  $r->{trtps}{headline} //= 'TRTPS: n/a';
+}
+
+1;

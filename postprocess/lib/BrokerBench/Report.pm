@@ -1,0 +1,703 @@
+package BrokerBench::Report;
+# Writes report.txt, report.html and results.json from an analysis result. The text and the
+# HTML are rendered from one list of sections (build_sections), so they always say the same
+# thing; the HTML adds the plots (inline, base64) and readme.txt.
+use strict;
+use warnings;
+use Exporter 'import';
+use JSON::PP ();
+use MIME::Base64 qw(encode_base64);
+use List::Util qw(max);
+use POSIX qw(floor);
+use Text::Wrap ();
+use BrokerBench::Spec qw(@MIX_CODES @ALL_CODES %NAME @ERROR_OUTCOMES);
+use BrokerBench::Plots qw(@PLOTS);
+use BrokerBench::Analysis ();
+
+our @EXPORT_OK = qw(build_sections render_text render_html write_reports json_data);
+
+my $WIDTH = 100;
+
+# --- small formatters ----------------------------------------------------------------------
+
+sub f3 { defined $_[0] ? sprintf('%.3f', $_[0]) : '-' }
+sub f1 { defined $_[0] ? sprintf('%.1f', $_[0]) : '-' }
+sub unknown { !defined $_[0] ? 'unknown' : $_[0] eq '' ? '(empty)' : $_[0] }
+
+sub duration {
+  my ($s) = @_;
+  return 'unknown' unless defined $s;
+  my $txt = sprintf('%.1f s', $s);
+  if ($s >= 60) {
+    my $h = floor($s / 3600);
+    my $m = floor(($s - 3600 * $h) / 60);
+    my $r = $s - 3600 * $h - 60 * $m;
+    $txt .= $h ? sprintf(' (%d h %02d min %02.0f s)', $h, $m, $r)
+               : sprintf(' (%d min %02.0f s)', $m, $r);
+  }
+  return $txt;
+}
+
+sub plural { my ($n, $w) = @_; return "$n $w" . ($n == 1 ? '' : 's') }
+
+# --- the sections -----------------------------------------------------------------------------
+
+# Blocks: { t => 'p', text } | { t => 'kv', rows => [[k, v]] } | { t => 'list', items, ordered }
+#         | { t => 'table', head, align ('l'/'r' per column), rows, foot }
+#         | { t => 'pre', text } | { t => 'plot', name, title, status, note, file }
+#         | { t => 'headline', lines }
+sub build_sections {
+  my ($r, $plots) = @_;
+  my @s;
+  push @s, { id => 'top', title => 'brokerbench report', blocks => [
+    { t => 'headline', lines => headline_lines($r) },
+    { t => 'kv', rows => [['Results directory', $r->{results_dir}],
+                          ['Generated', $r->{generated_utc}],
+                          ['Comment', unknown($r->{settings}{comment})]] },
+    { t => 'p', text => $r->{statement} },
+  ] };
+  push @s, transactions_section($r);
+  push @s, errors_section($r);
+  push @s, throughput_section($r);
+  push @s, interval_section($r);
+  push @s, verdict_section($r);
+  push @s, compliance_section($r);
+  push @s, database_section($r);
+  push @s, system_section($r);
+  push @s, mee_section($r);
+  push @s, $plots ? plots_section($r, $plots)
+                 : { id => 'plots', title => 'Plots',
+                     blocks => [{ t => 'p', text => 'Not made (bb-report --no-plots).' }] };
+  push @s, problems_section($r);
+  push @s, settings_section($r);
+  return \@s;
+}
+
+sub headline_lines {
+  my ($r) = @_;
+  return [$r->{trtps}{headline}, $r->{verdict}{headline}];
+}
+
+sub transactions_section {
+  my ($r) = @_;
+  my $T = $r->{transactions};
+  my @rows;
+  for my $code (@MIX_CODES, 'DM', 'TC') {
+    my $t = $T->{$code};
+    my $mix = $t->{in_mix} ? f3($t->{mix_pct}) . (defined $t->{mix_ok} && !$t->{mix_ok} ? '*' : ' ')
+                           : '-';
+    my $p90 = f3($t->{p90_s}) . (defined $t->{rt_ok} && !$t->{rt_ok} ? '*' : ' ');
+    push @rows, [$t->{name} . ($code eq 'TC' ? ' (log)' : ''), $code, $mix, $t->{count},
+                 f3($t->{avg_s}), $p90, f3($t->{max_s}), $t->{rollbacks}, $t->{warnings},
+                 $t->{invalid}, $t->{errors}, $t->{retries}];
+  }
+  my @foot = (
+    "Response times in seconds over the valid transactions (ok, rollback, warning) whose start "
+      . "and end lie inside the measurement interval. Percentiles: $r->{percentile_method}.",
+    'Count = valid transactions; Invalid (negative spec status) and Errors (retry_exhausted + '
+      . 'db_error + net_error + timeout) are counted apart and never as rollbacks. Retries = '
+      . 'serialization failures or deadlocks the Brokerage House retried.',
+    "Mix % = share of the $r->{mix_total} valid transactions of the ten mix types (clause "
+      . '6.3.2; Data-Maintenance and Trade-Cleanup are not in the mix). * = outside the '
+      . 'required mix range, or 90th percentile or average over the limit (see the verdict). '
+      . 'Trade-Cleanup runs once before the measured run: its row covers the whole log.',
+  );
+  return { id => 'transactions', title => 'Transactions in the measurement interval',
+           blocks => [{ t => 'table',
+                        head => ['Transaction', 'Code', 'Mix %', 'Count', 'Avg', '90th %',
+                                 'Max', 'Rollbacks', 'Warnings', 'Invalid', 'Errors',
+                                 'Retries'],
+                        align => [qw(l l r r r r r r r r r r)],
+                        rows => \@rows, rule_before => [10] },
+                      map { { t => 'p', text => $_ } } @foot] };
+}
+
+sub errors_section {
+  my ($r) = @_;
+  my $T = $r->{transactions};
+  my @rows;
+  for my $code (@ALL_CODES) {
+    my $t = $T->{$code};
+    next unless $t->{errors} || $t->{invalid};
+    push @rows, [$t->{name}, $t->{invalid}, map { $t->{error_outcomes}{$_} } @ERROR_OUTCOMES];
+  }
+  my @blocks;
+  if (@rows) {
+    push @blocks, { t => 'table', head => ['Transaction', 'invalid', @ERROR_OUTCOMES],
+                    align => [qw(l r r r r r)], rows => \@rows };
+  } else {
+    push @blocks, { t => 'p', text => 'No transaction in the MI ended invalid or with an error.' };
+  }
+  my @outside;
+  for my $code (@ALL_CODES) {
+    my $o = $T->{$code}{outcomes_outside_mi};
+    my @e = grep { $o->{$_} } ('invalid', @ERROR_OUTCOMES);
+    push @outside, "$code: " . join(', ', map { "$_ $o->{$_}" } @e) if @e && $code ne 'TC';
+  }
+  push @blocks, { t => 'p', text => 'Outside the MI (not judged): ' . join('; ', @outside) }
+    if @outside;
+  return { id => 'errors', title => 'Invalid and failed transactions by outcome',
+           blocks => \@blocks };
+}
+
+sub throughput_section {
+  my ($r) = @_;
+  my $tp = $r->{trtps};
+  my $s  = $r->{settings};
+  my @kv = (['Headline', $tp->{headline}]);
+  if (defined $tp->{measured}) {
+    push @kv, ['Measured', sprintf('%d valid Trade-Results completed in the MI of %.1f s = %.4f tpsE',
+                                   $tp->{trade_results}, $r->{mi}{seconds}, $tp->{measured})];
+  }
+  push @kv, ['Nominal', defined $tp->{nominal}
+               ? sprintf('customers %s / scale_factor %s = %.2f tpsE', $s->{customers},
+                         $s->{scale_factor}, $tp->{nominal})
+               : 'unknown (run.conf lacks customers or scale_factor)'];
+  push @kv, ['Measured / nominal', sprintf('%.1f %%', $tp->{pct})] if defined $tp->{pct};
+  my %said = (measured => 'the measured throughput, rounded down to 2 decimals (80-100 % of '
+                          . 'nominal)',
+              nominal  => 'the nominal throughput (measured is 100-102 % of nominal)',
+              'out of range' => 'none: the measured throughput is outside 80-102 % of nominal, '
+                                . 'so the run is invalid',
+              'n/a' => 'none: ' . ($tp->{why} // 'not computed'));
+  push @kv, ['Reported', (defined $tp->{reported} ? sprintf('%.2f tpsE, ', $tp->{reported}) : '')
+                         . $said{ $tp->{status} }];
+  return { id => 'throughput', title => 'Throughput (TRTPS)', blocks => [
+    { t => 'kv', rows => \@kv },
+    { t => 'p', text => 'Rule (clauses 6.6.8 and 6.7): measured throughput = valid '
+                        . 'Trade-Results completed in the MI / MI seconds; nominal = customers / '
+                        . 'scale factor; 80-100 % of nominal reports the measured figure rounded '
+                        . 'down, 100-102 % reports the nominal, anything else is invalid.' },
+  ] };
+}
+
+sub interval_section {
+  my ($r) = @_;
+  my $mi = $r->{mi};
+  my $ru = $r->{ramp_up} // {};
+  my @kv;
+  push @kv, ['Ramp-up', sprintf('configured %s; observed %s (from the first customer '
+                                . 'transaction, %s, to the MI start)',
+                                defined $ru->{configured_s} ? "$ru->{configured_s} s" : 'unknown',
+                                duration($ru->{observed_s}), $ru->{first_transaction_utc} // 'unknown')];
+  push @kv, ['MI start', $mi->{start_utc} // 'unknown'];
+  push @kv, ['MI end', $mi->{end_utc} // 'unknown'];
+  push @kv, ['MI length', duration($mi->{seconds})];
+  my %src = (markers  => 'the latest START and the earliest STOP of the customer emulator logs',
+             fallback => 'markers where present; a log without one gave its first row or its '
+                         . 'last row instead (the run is invalid)',
+             none     => 'nothing: there is no measurement interval');
+  push @kv, ['MI from', $src{ $mi->{source} }];
+  my @rows = map { [$_->{file}, map { BrokerBench::Analysis::utc_time($_) }
+                                  @$_{qw(start_us stop_us first_row_us)}] } @{ $mi->{ce_logs} };
+  my @blocks = ({ t => 'kv', rows => \@kv });
+  push @blocks, { t => 'table', head => ['Customer emulator log', 'START (or fallback)',
+                                         'STOP (or fallback)', 'first row'],
+                  align => [qw(l l l l)], rows => \@rows } if @rows;
+  push @blocks, { t => 'p', text => 'A transaction counts in the MI when it starts at or after '
+                                    . 'the MI start and ends at or before the MI end. The '
+                                    . "market emulator's own START/STOP only bracket its "
+                                    . 'process and are not used.' };
+  return { id => 'interval', title => 'Ramp-up and measurement interval (MI)', blocks => \@blocks };
+}
+
+# One line per check, whether it passed, failed or could not be made.
+sub checks_rows {
+  my ($r) = @_;
+  my %fail;
+  $fail{ $_->{rule} }++ for @{ $r->{reasons} };
+  my $mi_ok = defined $r->{mi}{start_us} && !$r->{mi}{empty};
+  my $T = $r->{transactions};
+  my @rows;
+  my $row = sub {
+    my ($rule, $clause, $ok_text, $skip) = @_;
+    my $res = $fail{$rule} ? 'FAIL' : defined $skip ? 'not checked' : 'pass';
+    push @rows, [$rule, $clause, $res, $fail{$rule} ? 'see the reasons above' : $skip // $ok_text];
+  };
+  $row->('input problems', 'MIXLOG.md', 'every line of every mix log was read');
+  $row->('run status', 'controller', 'run.conf says status = complete',
+         defined $r->{settings}{status} ? undef : 'run.conf has no status');
+  $row->('markers', 'MIXLOG.md', 'every customer emulator log has START and STOP');
+  $row->('measurement interval', '6.6', 'START before STOP');
+  $row->('throughput', '6.7', sprintf('%.1f %% of nominal', $r->{trtps}{pct} // 0),
+         defined $r->{trtps}{pct} ? undef : 'no throughput');
+  $row->('mix', '6.3.1', 'all ten types inside their required ranges', $mi_ok ? undef : 'no MI');
+  $row->('response time', '6.5.1', '90th percentile and average of each type within its limit',
+         $mi_ok ? undef : 'no MI');
+  $row->('errors', '3.2.1.8', 'no error rows in the MI');
+  $row->('invalid transactions', '3.2.1.8', 'no invalid (negative status) rows in the MI');
+  my $rb = $r->{rollbacks};
+  $row->('Trade-Order roll-backs', '6.4.1',
+         sprintf('%.3f %% of %d, inside %.3f-%.3f %%', $rb->{pct} // 0, $rb->{trade_orders},
+                 @{ $rb->{band_pct} // [0, 0] }), $rb->{skipped});
+  my $dm = $r->{data_maintenance};
+  my $dm_text = sprintf('%d in the MI', $dm->{count_in_mi});
+  $dm_text .= sprintf(', %.1f-%.1f s apart', $dm->{min_gap_s}, $dm->{max_gap_s})
+    if defined $dm->{min_gap_s};
+  $dm_text .= sprintf(', longest %.3f s', $dm->{max_s}) if defined $dm->{max_s};
+  $row->('Data-Maintenance', '6.3.3', $dm_text,
+         !$dm->{checked} ? 'no MI' : $dm->{not_judged} ? "$dm_text (MI under 120 s)" : undef);
+  my $st = $r->{steadiness};
+  my $st_text = join('; ', map {
+    $_->{skipped} ? "$_->{label}: not checked ($_->{skipped})"
+                  : sprintf('%s: %d windows of %.0f s, %d outside +-%.1f %%', $_->{label},
+                            $_->{windows}, $_->{window_s}, $_->{outside}, 100 * $_->{tolerance})
+  } @{ $st->{checks} });
+  $row->('steady throughput', '6.6.3', $st_text, $st->{skipped});
+  return \@rows;
+}
+
+sub verdict_section {
+  my ($r) = @_;
+  my $v = $r->{verdict};
+  my @blocks = ({ t => 'headline', lines => [$v->{headline}] });
+  if (@{ $v->{reasons} }) {
+    push @blocks, { t => 'list', ordered => 1,
+                    items => [map { "[$_->{rule}, clause $_->{clause}] $_->{text}" }
+                              @{ $v->{reasons} }] };
+  } else {
+    push @blocks, { t => 'p', text => 'Every rule below holds.' };
+  }
+  push @blocks, { t => 'table', head => ['Check', 'Clause', 'Result', 'Detail'],
+                  align => [qw(l l l l)], rows => checks_rows($r) };
+  push @blocks, { t => 'p', text => "Steady throughput: $r->{steadiness}{text}" }
+    if $r->{steadiness}{text};
+  push @blocks, { t => 'p', text => "Trade-Order roll-backs: accepted band $r->{rollbacks}{band_text}." }
+    if $r->{rollbacks}{band_text};
+  if (@{ $v->{notes} }) {
+    push @blocks, { t => 'p', text => 'Notes (not reasons):' };
+    push @blocks, { t => 'list', items => [map { "[$_->{rule}] $_->{text}" } @{ $v->{notes} }] };
+  }
+  push @blocks, { t => 'p', text => 'The verdict judges the run by the rules of the TPC-E '
+                                    . 'specification at its own settings; the next section '
+                                    . 'lists what makes it non-compliant anyway.' };
+  return { id => 'verdict', title => 'Verdict', blocks => \@blocks };
+}
+
+sub compliance_section {
+  my ($r) = @_;
+  my $c = $r->{compliance};
+  my @blocks;
+  if (@{ $c->{reasons} }) {
+    push @blocks, { t => 'list', items => $c->{reasons} };
+  } else {
+    push @blocks, { t => 'p', text => 'Nothing in the run settings breaks the sizing and '
+                                      . 'duration rules checked here (MI >= 2 h, customers '
+                                      . '>= 5000, initial_trade_days >= 300, scale_factor = '
+                                      . '500).' };
+  }
+  push @blocks, { t => 'p', text => $c->{statement} };
+  return { id => 'compliance', title => 'Not TPC-E compliant because', blocks => \@blocks };
+}
+
+sub database_section {
+  my ($r) = @_;
+  my $db = $r->{database};
+  my @blocks;
+  if ($db->{available}) {
+    my $d = $db->{delta};
+    my @kv = map { [$_, $d->{$_}] } grep { exists $d->{$_} }
+             qw(xact_commit xact_rollback blks_read blks_hit deadlocks temp_bytes tup_returned
+                tup_fetched tup_inserted tup_updated tup_deleted);
+    push @kv, ['buffer hit ratio', defined $db->{hit_ratio_pct}
+                 ? sprintf('%.2f %% (blks_hit / (blks_hit + blks_read))', $db->{hit_ratio_pct})
+                 : 'n/a'];
+    push @blocks, { t => 'p', text => "Changes in pg_stat_database for '$db->{name}' between "
+                                      . 'the snapshots before and after the run (the whole '
+                                      . 'run, not only the MI):' },
+                  { t => 'kv', rows => \@kv };
+  } else {
+    push @blocks, { t => 'p', text => 'pg_stat_database: not available (' . ($db->{why} // '?') . ').' };
+  }
+  if (defined $db->{block_writes}) {
+    my $ratio = defined $db->{read_write_ratio}
+      ? sprintf('%.1f:1', $db->{read_write_ratio}) : 'n/a';
+    push @blocks, { t => 'kv', rows => [
+      ['block writes', "$db->{block_writes} (" . join(' + ', @{ $db->{block_write_columns} })
+                       . ' from pg_stat_bgwriter)'],
+      ['read:write blocks', "$ratio (blks_read : block writes; the TPC-E I/O study found "
+                            . 'about 9.7:1)'] ] };
+  } else {
+    push @blocks, { t => 'p', text => 'Block writes: not available ('
+                                      . ($db->{bgwriter_why} // 'no buffers_* columns') . ').' };
+  }
+  if ($db->{top_tables} && @{ $db->{top_tables} }) {
+    push @blocks, { t => 'p', text => 'Tables with the most heap blocks read (changes in '
+                                      . 'pg_statio_user_tables):' },
+      { t => 'table', head => ['Table', 'heap_blks_read', 'heap_blks_hit', 'idx_blks_read',
+                               'idx_blks_hit'], align => [qw(l r r r r)],
+        rows => [map { [$_->{name}, @$_{qw(heap_blks_read heap_blks_hit idx_blks_read idx_blks_hit)}] }
+                 @{ $db->{top_tables} }] };
+  } else {
+    push @blocks, { t => 'p', text => 'Tables: not available (pg_statio_user_tables snapshots '
+                                      . 'missing).' };
+  }
+  if ($db->{top_indexes} && @{ $db->{top_indexes} }) {
+    push @blocks, { t => 'p', text => 'Indexes with the most blocks read (pg_statio_user_indexes):' },
+      { t => 'table', head => ['Index', 'idx_blks_read', 'idx_blks_hit'], align => [qw(l r r)],
+        rows => [map { [$_->{name}, @$_{qw(idx_blks_read idx_blks_hit)}] } @{ $db->{top_indexes} }] };
+  }
+  if ($db->{settings_not_default}) {
+    my $list = $db->{settings_not_default};
+    push @blocks, { t => 'p', text => 'PostgreSQL settings not at their default (db/settings.csv):' };
+    push @blocks, @$list
+      ? { t => 'table', head => ['Setting', 'Value', 'Unit', 'Source'], align => [qw(l l l l)],
+          rows => [map { [@$_{qw(name setting unit source)}] } @$list] }
+      : { t => 'p', text => 'none' };
+  } else {
+    push @blocks, { t => 'p', text => 'PostgreSQL settings: not available (db/settings.csv missing).' };
+  }
+  return { id => 'database', title => 'Database', blocks => \@blocks };
+}
+
+sub system_section {
+  my ($r) = @_;
+  my $sys = $r->{system};
+  my @blocks;
+  if (!@{ $sys->{hosts} }) {
+    push @blocks, { t => 'p', text => 'Not available (' . ($sys->{why} // 'no readable '
+                                      . 'sys/<host>/sysstat.csv') . ').' };
+  } else {
+    my @rows;
+    for my $h (@{ $sys->{hosts} }) {
+      if ($h->{avg}) {
+        push @rows, [$h->{host}, $h->{samples_in_mi},
+                     map { f1($h->{avg}{$_}) } @{ $sys->{columns} }];
+      } else {
+        push @rows, [$h->{host}, 0, ('-') x @{ $sys->{columns} }];
+      }
+    }
+    push @blocks, { t => 'table',
+                    head => ['Host', 'Samples', 'user %', 'system %', 'iowait %', 'idle %',
+                             'read KB/s', 'write KB/s'],
+                    align => [qw(l r r r r r r r)], rows => \@rows },
+                  { t => 'p', text => 'Averages over the 1-second samples inside the MI.' };
+  }
+  return { id => 'system', title => 'System', blocks => \@blocks };
+}
+
+sub mee_section {
+  my ($r) = @_;
+  my $m = $r->{mee};
+  my @rows = map {
+    my $w = $m->{wait}{$_};
+    [$NAME{$_}, $w->{n}, map { defined $w->{$_} ? sprintf('%.3f', 1000 * $w->{$_}) : '-' }
+                         qw(p50_s p90_s max_s)]
+  } qw(TR MF);
+  my @blocks = (
+    { t => 'table', head => ['Delivery', 'Rows in MI', 'wait median (ms)', 'wait p90 (ms)',
+                             'wait max (ms)'], align => [qw(l r r r r)], rows => \@rows },
+    { t => 'p', text => 'wait = time between a delivery being due and being sent (its queueing '
+                        . 'in the market emulator), over all rows of the MI whatever their '
+                        . 'outcome; percentiles by nearest rank.' },
+  );
+  my $f = $m->{failed_trades};
+  if (!$f->{files}) {
+    push @blocks, { t => 'p', text => 'Failed trades: not available (no mee/<host>/failed-trades.csv).' };
+  } elsif (!$f->{total}) {
+    push @blocks, { t => 'p', text => 'Failed trades: none.' };
+  } else {
+    push @blocks, { t => 'p', text => "Failed trades: $f->{total}, by reason:" },
+      { t => 'table', head => ['Reason', 'Trades'], align => [qw(l r)],
+        rows => [map { [$_, $f->{by_reason}{$_}] }
+                 sort { $f->{by_reason}{$b} <=> $f->{by_reason}{$a} || $a cmp $b }
+                 keys %{ $f->{by_reason} }] };
+  }
+  return { id => 'mee', title => 'Market emulator', blocks => \@blocks };
+}
+
+sub plots_section {
+  my ($r, $plots) = @_;
+  my @blocks;
+  for my $p (@PLOTS) {
+    my $res = $plots->{ $p->[0] } // { status => 'failed', note => 'not made' };
+    push @blocks, { t => 'plot', name => $p->[0], title => $p->[1], %$res };
+  }
+  push @blocks, { t => 'p', text => 'Each plot has its data and gnuplot script in plots/data/; '
+                                    . 're-plot with: cd plots/data && gnuplot NAME.gp' };
+  return { id => 'plots', title => 'Plots', blocks => \@blocks };
+}
+
+sub problems_section {
+  my ($r) = @_;
+  my @blocks;
+  if (!$r->{problems_total}) {
+    push @blocks, { t => 'p', text => 'None: every input line was read.' };
+  } else {
+    push @blocks, { t => 'p', text => sprintf('%s (%d in the mix logs, which make the run '
+                                              . 'invalid; the rest were processed):',
+                                              plural($r->{problems_total}, 'problem'),
+                                              $r->{mix_problems}) };
+    push @blocks, { t => 'list', items => [map { problem_text($_) } @{ $r->{problems} }] };
+    my $unlisted = $r->{problems_total} - @{ $r->{problems} };
+    push @blocks, { t => 'p', text => "$unlisted more are counted but not listed (at most "
+                                      . "$BrokerBench::Analysis::MAX_PROBLEMS_PER_FILE per file)." }
+      if $unlisted > 0;
+  }
+  return { id => 'problems', title => 'Input problems', blocks => \@blocks };
+}
+
+sub problem_text {
+  my ($p) = @_;
+  my $t = "$p->{file}:$p->{line}: $p->{reason}";
+  $t .= " ('$p->{text}')" if defined $p->{text} && $p->{text} ne '';
+  return $t;
+}
+
+my @SETTING_KEYS = qw(format customers scale_factor initial_trade_days users ramp_up_s
+                      duration_s pacing_s seed db_workers db_name comment started_utc
+                      kit_commit command status);
+
+sub settings_section {
+  my ($r) = @_;
+  my $s = $r->{settings};
+  my %known = map { $_ => 1 } @SETTING_KEYS;
+  my @rows = ((map { [$_, unknown($s->{$_})] } @SETTING_KEYS),
+              (map { [$_, $s->{$_}] } grep { !$known{$_} } sort keys %$s));
+  return { id => 'settings', title => 'Settings (run.conf)',
+           blocks => [{ t => 'kv', rows => \@rows }] };
+}
+
+# --- text -------------------------------------------------------------------------------------
+
+sub wrap {
+  my ($text, $indent, $next) = @_;
+  local $Text::Wrap::columns  = $WIDTH;
+  local $Text::Wrap::huge     = 'overflow';
+  local $Text::Wrap::unexpand = 0;
+  return Text::Wrap::wrap($indent, $next // $indent, $text) . "\n";
+}
+
+sub text_table {
+  my ($b) = @_;
+  my @all = ($b->{head}, @{ $b->{rows} });
+  my @w;
+  for my $row (@all) {
+    for my $i (0 .. $#$row) {
+      my $l = length($row->[$i] // '');
+      $w[$i] = $l if !defined $w[$i] || $l > $w[$i];
+    }
+  }
+  my $fmt_row = sub {
+    my ($row) = @_;
+    my @c;
+    for my $i (0 .. $#w) {
+      my $v = $row->[$i] // '';
+      push @c, ($b->{align}[$i] // 'l') eq 'r' ? sprintf('%*s', $w[$i], $v)
+                                               : sprintf('%-*s', $w[$i], $v);
+    }
+    return ('  ' . join('  ', @c)) =~ s/\s+\z//r . "\n";
+  };
+  my $rule = '  ' . join('  ', map { '-' x $_ } @w) . "\n";
+  my %rule_before = map { $_ => 1 } @{ $b->{rule_before} // [] };
+  my $out = $fmt_row->($b->{head}) . $rule;
+  for my $i (0 .. $#{ $b->{rows} }) {
+    $out .= $rule if $rule_before{$i};
+    $out .= $fmt_row->($b->{rows}[$i]);
+  }
+  return $out;
+}
+
+sub render_text {
+  my ($sections) = @_;
+  my $out = '';
+  for my $s (@$sections) {
+    if ($s->{id} eq 'top') {
+      $out .= "$s->{title}\n" . ('=' x length $s->{title}) . "\n";
+    } else {
+      $out .= "\n$s->{title}\n" . ('-' x length $s->{title}) . "\n";
+    }
+    my $first = 1;
+    for my $b (@{ $s->{blocks} }) {
+      my $t = $b->{t};
+      # A blank line between blocks, except between consecutive paragraphs of notes.
+      $out .= "\n" unless $first || ($t eq 'plot');
+      $first = 0;
+      if ($t eq 'p') {
+        $out .= wrap($b->{text}, '  ');
+      } elsif ($t eq 'headline') {
+        $out .= "  $_\n" for @{ $b->{lines} };
+      } elsif ($t eq 'kv') {
+        my $w = max(map { length $_->[0] } @{ $b->{rows} });
+        for my $kv (@{ $b->{rows} }) {
+          $out .= wrap(sprintf('%-*s  %s', $w + 1, "$kv->[0]:", $kv->[1] // ''), '  ',
+                       ' ' x ($w + 5));
+        }
+      } elsif ($t eq 'list') {
+        my $n = 0;
+        for my $item (@{ $b->{items} }) {
+          my $mark = $b->{ordered} ? sprintf('%d. ', ++$n) : '- ';
+          $out .= wrap($item, "  $mark", ' ' x (2 + length $mark));
+        }
+      } elsif ($t eq 'table') {
+        $out .= text_table($b);
+      } elsif ($t eq 'pre') {
+        $out .= $b->{text};
+      } elsif ($t eq 'plot') {
+        my $line = $b->{status} eq 'written' ? "$b->{file}: $b->{title}"
+                 : $b->{status} eq 'skipped' ? "$b->{name}.png not written: $b->{note}"
+                 : "$b->{name}.png FAILED: $b->{note}";
+        $out .= wrap($line, '  - ', '    ');
+      }
+    }
+  }
+  return $out;
+}
+
+# --- HTML -------------------------------------------------------------------------------------
+
+sub esc {
+  my ($s) = @_;
+  $s = '' unless defined $s;
+  $s =~ s/&/&amp;/g;
+  $s =~ s/</&lt;/g;
+  $s =~ s/>/&gt;/g;
+  $s =~ s/"/&quot;/g;
+  return $s;
+}
+
+my $CSS = <<'CSS';
+body { font-family: sans-serif; max-width: 1150px; margin: 1em auto; padding: 0 1em;
+       color: #222; line-height: 1.4; }
+h1 { border-bottom: 2px solid #345; padding-bottom: .2em; }
+h2 { border-bottom: 1px solid #bbb; margin-top: 1.6em; }
+table { border-collapse: collapse; margin: .6em 0; font-size: 90%; }
+th, td { border: 1px solid #ccc; padding: .15em .5em; vertical-align: top; }
+th { background: #eef2f7; text-align: left; }
+td.r { text-align: right; font-family: monospace; }
+tr.rule td { border-top: 2px solid #888; }
+.headline { font-family: monospace; font-size: 115%; background: #f6f6f6;
+            border-left: 4px solid #345; padding: .4em .8em; white-space: pre-wrap; }
+.valid { color: #176117; font-weight: bold; }
+.invalid { color: #a31515; font-weight: bold; }
+.kv th { background: none; border: none; padding-right: 1em; white-space: nowrap; }
+.kv td { border: none; }
+pre { background: #f6f6f6; padding: .6em; overflow-x: auto; font-size: 85%; }
+figure { margin: 1em 0; }
+figure img { max-width: 100%; border: 1px solid #ddd; }
+.fail { color: #a31515; font-weight: bold; }
+nav a { margin-right: .8em; }
+CSS
+
+sub html_line_class {
+  my ($line) = @_;
+  return 'invalid' if $line =~ /INVALID|FAILED|n\/a|outside/;
+  return 'valid'   if $line =~ /VALID/;
+  return '';
+}
+
+sub render_html {
+  my ($sections, %o) = @_;
+  my $dir = $o{results_dir};
+  my $out = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+    . '<title>brokerbench report: ' . esc($dir) . "</title>\n<style>\n$CSS</style>\n</head>\n<body>\n";
+  $out .= '<nav>' . join('', map { '<a href="#' . esc($_->{id}) . '">' . esc($_->{title}) . '</a>' }
+                              grep { $_->{id} ne 'top' } @$sections)
+          . ($o{readme} ? '<a href="#readme">readme.txt</a>' : '') . "</nav>\n";
+  for my $s (@$sections) {
+    my $h = $s->{id} eq 'top' ? 'h1' : 'h2';
+    $out .= "<section id=\"" . esc($s->{id}) . "\">\n<$h>" . esc($s->{title}) . "</$h>\n";
+    for my $b (@{ $s->{blocks} }) {
+      my $t = $b->{t};
+      if ($t eq 'p') {
+        $out .= '<p>' . esc($b->{text}) . "</p>\n";
+      } elsif ($t eq 'headline') {
+        $out .= '<div class="headline">'
+          . join("\n", map { my $c = html_line_class($_);
+                             ($c ? "<span class=\"$c\">" : '<span>') . esc($_) . '</span>' }
+                 @{ $b->{lines} }) . "</div>\n";
+      } elsif ($t eq 'kv') {
+        $out .= "<table class=\"kv\">\n"
+          . join('', map { '<tr><th>' . esc($_->[0]) . '</th><td>' . esc($_->[1]) . "</td></tr>\n" }
+                 @{ $b->{rows} }) . "</table>\n";
+      } elsif ($t eq 'list') {
+        my $tag = $b->{ordered} ? 'ol' : 'ul';
+        $out .= "<$tag>\n" . join('', map { '<li>' . esc($_) . "</li>\n" } @{ $b->{items} }) . "</$tag>\n";
+      } elsif ($t eq 'table') {
+        my %rule_before = map { $_ => 1 } @{ $b->{rule_before} // [] };
+        $out .= "<table>\n<tr>" . join('', map { '<th>' . esc($_) . '</th>' } @{ $b->{head} }) . "</tr>\n";
+        for my $i (0 .. $#{ $b->{rows} }) {
+          my $row = $b->{rows}[$i];
+          $out .= ($rule_before{$i} ? '<tr class="rule">' : '<tr>');
+          for my $j (0 .. $#$row) {
+            my $v = $row->[$j];
+            my $cls = ($b->{align}[$j] // 'l') eq 'r' ? ' class="r"' : '';
+            $cls = ' class="fail"' if defined $v && $v eq 'FAIL';
+            $out .= "<td$cls>" . esc($v) . '</td>';
+          }
+          $out .= "</tr>\n";
+        }
+        $out .= "</table>\n";
+      } elsif ($t eq 'pre') {
+        $out .= '<pre>' . esc($b->{text}) . "</pre>\n";
+      } elsif ($t eq 'plot') {
+        $out .= html_plot($b, $dir);
+      }
+    }
+    $out .= "</section>\n";
+  }
+  if ($o{readme}) {
+    $out .= "<section id=\"readme\">\n<h2>readme.txt</h2>\n<pre>" . esc($o{readme}) . "</pre>\n</section>\n";
+  }
+  $out .= "</body>\n</html>\n";
+  return $out;
+}
+
+sub html_plot {
+  my ($b, $dir) = @_;
+  if ($b->{status} ne 'written') {
+    my $what = $b->{status} eq 'skipped' ? 'not written' : 'FAILED';
+    return '<p>' . esc("$b->{name}.png $what: $b->{note}") . "</p>\n";
+  }
+  my $path = "$dir/$b->{file}";
+  open my $fh, '<:raw', $path or return '<p>' . esc("$b->{file}: cannot read: $!") . "</p>\n";
+  local $/;
+  my $png = <$fh>;
+  close $fh;
+  return '<figure><img alt="' . esc($b->{title}) . '" src="data:image/png;base64,'
+    . encode_base64($png, '') . '"><figcaption>' . esc("$b->{title} ($b->{file})")
+    . "</figcaption></figure>\n";
+}
+
+# --- JSON and files --------------------------------------------------------------------------
+
+# json_data($result, $plots) -> the plain data of results.json (no internal keys).
+sub json_data {
+  my ($r, $plots) = @_;
+  my %d = map { $_ => $r->{$_} } grep { !/\A_/ } keys %$r;
+  $d{plots} = $plots if $plots;
+  $d{headline} = { trtps => $r->{trtps}{headline}, verdict => $r->{verdict}{headline} };
+  return \%d;
+}
+
+sub write_atomic {
+  my ($path, $text) = @_;
+  my $tmp = "$path.tmp$$";
+  open my $fh, '>:raw', $tmp or die "cannot write $tmp: $!\n";
+  print {$fh} $text;
+  close $fh or die "cannot write $tmp: $!\n";
+  rename $tmp, $path or die "cannot rename $tmp to $path: $!\n";
+}
+
+# write_reports($result, $plots) -> path of report.txt. Dies with a message naming the file
+# when one cannot be written.
+sub write_reports {
+  my ($r, $plots) = @_;
+  my $dir = $r->{results_dir};
+  my $sections = build_sections($r, $plots);
+  # Inputs are read and written as bytes, so UTF-8 in run.conf or readme.txt passes through.
+  write_atomic("$dir/report.txt", render_text($sections));
+  my $readme;
+  if (open my $fh, '<:raw', "$dir/readme.txt") {
+    local $/;
+    $readme = <$fh>;
+    close $fh;
+  }
+  write_atomic("$dir/report.html",
+               render_html($sections, results_dir => $dir, readme => $readme));
+  my $json = JSON::PP->new->canonical->pretty;
+  write_atomic("$dir/results.json", $json->encode(json_data($r, $plots)));
+  return "$dir/report.txt";
+}
+
+1;

@@ -1,0 +1,133 @@
+# The mix log reader: bad lines are reported as FILE:LINE with a reason and the text, the
+# rest of the file is read, and counts come out right; unknown versions are refused.
+use strict;
+use warnings;
+use FindBin;
+use lib "$FindBin::RealBin/../lib", "$FindBin::RealBin/lib";
+use Test::More;
+use BBTest qw(row marker write_log write_file tmpdir valid_run analyze_dir T0);
+use BrokerBench::MixLog qw(new_store read_mix_log B_START B_RESP B_OUTCOME B_RETRIES);
+
+sub read_one {
+  my ($path, $role) = @_;
+  my @problems;
+  my $store = new_store();
+  my $sum = read_mix_log(path => $path, rel => 'x.csv', role => $role, host => 'h',
+                         store => $store, problem => sub { push @problems, shift });
+  return ($sum, $store, \@problems);
+}
+
+my $dir = tmpdir();
+
+subtest 'corrupt lines are reported and skipped, the rest is read' => sub {
+  my $path = "$dir/bad.csv";
+  write_file($path, join("\n",
+    '# brokerbench mix log v1',
+    'start_us,code,spec_status,outcome,response_us,retries,user,wait_us',
+    row(T0, 'TO', 'ok', 1000, retries => 2),              # 3 good
+    join(',', T0, 'TO', 0, 'ok', 1000, 0, 1),              # 4 seven fields
+    row(T0, 'TS', 'ok', 'abc'),                            # 5 not a number
+    row(T0, 'XX', 'ok', 1000),                             # 6 unknown code
+    row(T0, 'TS', 'weird', 1000),                          # 7 unknown outcome
+    row(T0, 'TR', 'ok', 1000),                             # 8 a market emulator code
+    marker(T0, 'START') =~ s/,,,,,,\z/,1,,,,,/r,           # 9 marker with a value
+    row(T0 + 5, 'MW', 'rollback', 2000),                   # 10 good
+    '',                                                    # 11 empty
+    '1763726401000000,TS,0,o',                             # 12 cut, no newline
+  ));
+  my ($sum, $store, $p) = read_one($path, 'ce');
+  is($sum->{rows}, 2, 'two good rows counted');
+  is(scalar @$p, 8, 'eight problems (lines 4-9, 11, 12)');
+  my %by_line = map { $_->{line} => $_ } @$p;
+  like($by_line{4}{reason}, qr/wrong column count: 7, expected 8/, 'line 4: column count');
+  is($by_line{4}{file}, 'x.csv', 'problems name the file');
+  like($by_line{5}{reason}, qr/response_us is not a non-negative integer: 'abc'/, 'line 5: field named');
+  like($by_line{6}{reason}, qr/unknown code 'XX'/, 'line 6: unknown code');
+  like($by_line{7}{reason}, qr/unknown outcome 'weird'/, 'line 7: unknown outcome');
+  like($by_line{8}{reason}, qr/TR row in a customer emulator log/, 'line 8: code of the other emulator');
+  like($by_line{9}{reason}, qr/START marker with a value/, 'line 9: marker with a value');
+  like($by_line{11}{reason}, qr/empty line/, 'line 11: empty');
+  like($by_line{12}{reason}, qr/line cut mid-way.*wrong column count: 4/, 'line 12: cut mid-way');
+  is($by_line{12}{text}, '1763726401000000,TS,0,o', 'the text of the line is quoted');
+  is(scalar @{ $sum->{starts} }, 0, 'the bad marker is not taken');
+  is(scalar @{ $store->{TO}[B_START] }, 1, 'one Trade-Order row stored');
+  is($store->{TO}[B_RETRIES]{0}, 2, 'its retries kept');
+  is($store->{MW}[B_OUTCOME], '1', 'the Market-Watch row kept its outcome (rollback = 1)');
+  is(scalar @{ $store->{TS}[B_START] }, 0, 'no Trade-Status row from the bad lines');
+};
+
+subtest 'a complete last line without a newline is counted and reported' => sub {
+  my $path = "$dir/nonl.csv";
+  write_file($path, "# brokerbench mix log v1\n"
+             . "start_us,code,spec_status,outcome,response_us,retries,user,wait_us\n"
+             . row(T0, 'TS', 'ok', 100) . "\n" . row(T0 + 1, 'TS', 'ok', 100));
+  my ($sum, undef, $p) = read_one($path, 'ce');
+  is($sum->{rows}, 2, 'both rows counted');
+  is(scalar @$p, 1, 'one problem');
+  like($p->[0]{reason}, qr/no newline at the end of the file/, 'it says why');
+  is($p->[0]{line}, 4, 'on line 4');
+};
+
+subtest 'CRLF line ends are read' => sub {
+  my $path = "$dir/crlf.csv";
+  write_file($path, "# brokerbench mix log v1\r\n"
+             . "start_us,code,spec_status,outcome,response_us,retries,user,wait_us\r\n"
+             . row(T0, 'TS', 'ok', 100) . "\r\n" . marker(T0 + 9, 'STOP') . "\r\n");
+  my ($sum, undef, $p) = read_one($path, 'ce');
+  is($sum->{rows}, 1, 'the row counted');
+  is_deeply($sum->{stops}, [T0 + 9], 'the marker read');
+  is(scalar @$p, 0, 'no problem');
+};
+
+subtest 'signed and unsigned fields' => sub {
+  my $path = "$dir/signs.csv";
+  write_log($path,
+    row(T0, 'DM', 'ok', 1000, user => -1),           # the CE's DM and TC rows have user -1
+    row(T0, 'TC', 'ok', 1000, user => -1),
+    row(T0, 'TS', 'ok', -5));                        # a negative response time is not
+  my ($sum, undef, $p) = read_one($path, 'ce');
+  is($sum->{rows}, 2, 'user -1 is accepted');
+  is(scalar @$p, 1, 'one problem');
+  like($p->[0]{reason}, qr/response_us is negative: '-5'/, 'a negative response time is named');
+};
+
+subtest 'unknown version and wrong headers refuse the file' => sub {
+  write_file("$dir/v2.csv", "# brokerbench mix log v2\nstart_us,code\n" . row(T0, 'TS', 'ok', 1) . "\n");
+  my ($sum, $store, $p) = read_one("$dir/v2.csv", 'ce');
+  is($sum->{rows}, 0, 'no row read from a v2 file');
+  like($sum->{refused}, qr/unknown version v2/, 'refused for its version');
+  is($p->[0]{line}, 1, 'reported on line 1');
+  like($p->[0]{reason}, qr/unknown mix log version 'v2'.*file skipped/, 'the reason names the version');
+
+  write_file("$dir/junk.csv", "hello\n");
+  ($sum, $store, $p) = read_one("$dir/junk.csv", 'ce');
+  like($p->[0]{reason}, qr/not a brokerbench mix log/, 'a file of another kind');
+
+  write_file("$dir/cols.csv", "# brokerbench mix log v1\nstart_us,code,outcome\n");
+  ($sum, $store, $p) = read_one("$dir/cols.csv", 'ce');
+  is($p->[0]{line}, 2, 'a wrong column line is reported on line 2');
+
+  write_file("$dir/empty.csv", '');
+  ($sum, $store, $p) = read_one("$dir/empty.csv", 'ce');
+  like($p->[0]{reason}, qr/empty file/, 'an empty file');
+};
+
+subtest 'problems reach the verdict and the other files are still used' => sub {
+  my $d = tmpdir();
+  my $run = valid_run($d);
+  write_file("$d/ce/hostC/mix-ce-77.csv", "# brokerbench mix log v9\n");
+  open my $fh, '>>', $run->{ce} or die;
+  print {$fh} "garbage\n";
+  close $fh;
+  my $r = analyze_dir($d);
+  is($r->{mix_problems}, 2, 'two problems: the v9 file and the garbage line');
+  ok(!$r->{verdict}{valid}, 'INVALID');
+  ok((grep { $_->{rule} eq 'input problems' && $_->{text} =~ /2 input problems/ }
+      @{ $r->{reasons} }), 'the reason counts the input problems');
+  is($r->{transactions}{TS}{count}, 190, 'the good rows of the first log still count');
+  my ($p) = grep { $_->{file} =~ /mix-ce-1001/ } @{ $r->{problems} };
+  like($p->{line}, qr/\A\d+\z/, 'the garbage line has a line number');
+  is($p->{file}, 'ce/hostA/mix-ce-1001.csv', 'files are named relative to the results directory');
+};
+
+done_testing();

@@ -1,0 +1,268 @@
+# The verdict: every rule on runs whose figures are known in advance.
+use strict;
+use warnings;
+use FindBin;
+use lib "$FindBin::RealBin/../lib", "$FindBin::RealBin/lib";
+use Test::More;
+use BBTest qw(row marker write_log write_conf tmpdir valid_run analyze_dir T0 DECK);
+
+my $S = 1_000_000;
+
+sub reasons_of {
+  my ($r, $rule) = @_;
+  return grep { $_->{rule} eq $rule } @{ $r->{reasons} };
+}
+
+# The wall clock $s seconds into the MI of a valid_run (which starts 10 s after T0).
+sub in_mi { return T0 + 10 * $S + int($_[0] * $S + 0.5) }
+
+subtest 'a valid run' => sub {
+  my $d = tmpdir();
+  valid_run($d);
+  my $r = analyze_dir($d);
+  is($r->{verdict}{text}, 'VALID', 'VALID') or diag explain $r->{reasons};
+  is($r->{verdict}{headline}, 'Verdict: VALID', 'verdict headline');
+  is($r->{trtps}{headline}, 'TRTPS: 2.00 (nominal 2.00, 100.0 %)', 'TRTPS headline');
+  is($r->{mix_total}, 1000, 'mix over 1000 valid transactions');
+  my $deck = DECK;
+  for my $c (sort keys %$deck) {
+    is($r->{transactions}{$c}{count}, $deck->{$c}, "$c count");
+    cmp_ok(abs($r->{transactions}{$c}{mix_pct} - $deck->{$c} / 10), '<', 1e-9, "$c mix %");
+  }
+  is($r->{transactions}{TO}{rollbacks}, 1, 'one roll-back');
+  is($r->{transactions}{TO}{errors}, 0, 'no errors');
+  like($r->{steadiness}{text}, qr/\Ascaled for a short run: /, 'the steadiness check says it is scaled');
+  is(scalar @{ $r->{steadiness}{checks} }, 2, 'two window sizes checked');
+  ok($r->{steadiness}{checks}[0]{windows} > 0, 'some windows checked');
+};
+
+subtest 'percentiles, average and maximum of known response times' => sub {
+  my $d = tmpdir();
+  write_conf($d, customers => 1000, scale_factor => 500);
+  # Ten Trade-Status response times 0.1 .. 1.0 s: p90 = 0.9 (9th of 10), average 0.55, max 1.0.
+  write_log("$d/ce/h/mix-ce-1.csv", marker(T0, 'START'),
+            (map { row(T0 + $_ * $S, 'TS', 'ok', $_ * 100_000) } 1 .. 10),
+            row(T0 + 20 * $S, 'TS', 'timeout', 9_000_000),      # an error: not in the times
+            marker(T0 + 60 * $S, 'STOP'));
+  write_log("$d/mee/h/mix-mee.csv", row(T0 + $S, 'TR', 'ok', 10_000));
+  my $ts = analyze_dir($d)->{transactions}{TS};
+  is($ts->{count}, 10, 'ten valid');
+  is($ts->{p90_s}, 0.9, 'p90 0.9 s (nearest rank)');
+  cmp_ok(abs($ts->{avg_s} - 0.55), '<', 1e-12, 'average 0.55 s');
+  is($ts->{max_s}, 1.0, 'max 1.0 s: the timeout is not a valid response time');
+  is($ts->{errors}, 1, 'the timeout is an error');
+};
+
+subtest 'TRTPS: 85 %, rounding down, 101 %, 70 %, 103 %' => sub {
+  my $d = tmpdir();
+  valid_run($d, scale_factor => 425);   # nominal 1000/425 = 2.3529; measured 2.00 = 85 %
+  my $r = analyze_dir($d);
+  is($r->{trtps}{status}, 'measured', '85 %: the measured figure is reported');
+  is($r->{trtps}{reported}, 2, 'reported 2.00');
+  is($r->{trtps}{headline}, 'TRTPS: 2.00 (nominal 2.35, 85.0 %)', 'headline at 85 %');
+  ok(!reasons_of($r, 'throughput'), 'no throughput reason');
+
+  $d = tmpdir();
+  valid_run($d, mi_s => 51.3);          # 100 / 51.3 = 1.9493 -> 1.94, not 1.95
+  $r = analyze_dir($d);
+  is($r->{trtps}{reported}, 1.94, 'rounded down to 1.94');
+  is($r->{trtps}{headline}, 'TRTPS: 1.94 (nominal 2.00, 97.5 %)', 'headline shows the truncated figure');
+
+  $d = tmpdir();
+  valid_run($d, scale_factor => 505);   # nominal 1.9802; measured 2.00 = 101 %
+  $r = analyze_dir($d);
+  is($r->{trtps}{status}, 'nominal', '101 %: the nominal is reported');
+  cmp_ok(abs($r->{trtps}{reported} - 1000 / 505), '<', 1e-12, 'reported = nominal');
+  like($r->{trtps}{headline}, qr/\ATRTPS: 1\.98 \(nominal 1\.98, 101\.0 %/, 'headline at 101 %');
+  ok(!reasons_of($r, 'throughput'), 'no throughput reason');
+
+  $d = tmpdir();
+  valid_run($d, scale_factor => 350);   # nominal 2.857; measured 2.00 = 70 %
+  $r = analyze_dir($d);
+  is($r->{trtps}{status}, 'out of range', '70 %: out of range');
+  is($r->{trtps}{reported}, undef, 'nothing reported');
+  like($r->{trtps}{headline}, qr/\ATRTPS: 2\.00 \(nominal 2\.86, 70\.0 %; outside 80-102 %/,
+       'the measured figure is still printed');
+  my ($why) = reasons_of($r, 'throughput');
+  like($why->{text}, qr/2\.00 tpsE is 70\.0 % of the nominal 2\.86 tpsE/, 'the reason has the figures');
+  is($r->{verdict}{text}, 'INVALID', 'INVALID');
+
+  $d = tmpdir();
+  valid_run($d, scale_factor => 515);   # nominal 1.9417; measured 2.00 = 103 %
+  $r = analyze_dir($d);
+  is($r->{trtps}{status}, 'out of range', '103 %: out of range');
+};
+
+subtest 'mix ranges (inclusive, 4 decimals)' => sub {
+  my $d = tmpdir();
+  # Five more Broker-Volumes: 54 of 1005 = 5.373 %. The others land exactly on or just inside
+  # their lower bounds (CP 12.9353, MW 17.9104, TR 9.9502, MF 0.9950, TU 1.9900 ...).
+  # A 2-hour MI: the spec's ranges as written.
+  valid_run($d, mi_s => 7200, extra_ce => [map { row(in_mi(1 + $_), 'BV', 'ok', 1000) } 1 .. 5]);
+  my $r = analyze_dir($d);
+  my @mix = reasons_of($r, 'mix');
+  is(scalar @mix, 1, 'exactly one type outside its range') or diag explain \@mix;
+  like($mix[0]{text}, qr/\ABroker-Volume is 5\.373 % of the mix \(54 of 1005\), outside the required 4\.875-4\.925 %/,
+       'the reason names the type, the figures and the range');
+  is($r->{transactions}{MF}{mix_pct}, 0.995, 'Market-Feed at its lower bound 0.995 %');
+  is($r->{transactions}{BV}{mix_ok}, 0, 'BV flagged');
+  is($r->{transactions}{CP}{mix_ok}, 1, 'CP not flagged');
+};
+
+subtest 'mix ranges of a short run are widened by 3 binomial standard deviations' => sub {
+  my $d = tmpdir();
+  # 50 s MI, 1005 transactions: BV's range becomes 4.9 +- 300 sqrt(0.049 x 0.951 / 1005)
+  # = 4.9 +- 2.043 %, so 54 of 1005 (5.373 %) is inside it ...
+  valid_run($d, extra_ce => [map { row(in_mi(1 + $_), 'BV', 'ok', 1000) } 1 .. 5]);
+  my $r = analyze_dir($d);
+  is(scalar(reasons_of($r, 'mix')), 0, '5.373 % is within the scaled range') or diag explain $r->{reasons};
+  is_deeply($r->{transactions}{BV}{mix_range_applied}, [2.857, 6.943], 'the scaled range');
+  ok((grep { $_->{rule} eq 'mix' && $_->{text} =~ /\Ascaled for a short run/ } @{ $r->{notes} }),
+     'a note says the ranges were scaled');
+  # ... and 90 more (144 of 1095 = 13.151 %) are far outside it.
+  $d = tmpdir();
+  valid_run($d, extra_ce => [map { row(in_mi(1 + $_ / 10), 'BV', 'ok', 1000) } 1 .. 95]);
+  $r = analyze_dir($d);
+  my @mix = grep { $_->{text} =~ /\ABroker-Volume/ } reasons_of($r, 'mix');
+  is(scalar @mix, 1, 'far outside even the scaled range') or diag explain $r->{reasons};
+  like($mix[0]{text}, qr/outside the range \(scaled for a short run\)/, 'the reason says it was scaled');
+};
+
+subtest 'response-time limits' => sub {
+  my $d = tmpdir();
+  valid_run($d, resp_us => 1_500_000);   # over Trade-Status' 1 s, under everyone else's
+  my $r = analyze_dir($d);
+  my @rt = reasons_of($r, 'response time');
+  is(scalar @rt, 1, 'one type over its limit');
+  is($rt[0]{text}, 'Trade-Status: 90th percentile 1.500 s and average 1.500 s over the 1 s limit',
+     'the reason names the figures');
+  is($r->{transactions}{TS}{rt_ok}, 0, 'TS flagged');
+};
+
+subtest 'errors are never roll-backs' => sub {
+  my $d = tmpdir();
+  valid_run($d, extra_ce => [
+    row(in_mi(1), 'TO', 'db_error', 1000), row(in_mi(2), 'TO', 'db_error', 1000),
+    row(in_mi(3), 'TO', 'retry_exhausted', 1000, retries => 5),
+    row(in_mi(4), 'TS', 'timeout', 1000), row(in_mi(5), 'TS', 'net_error', 1000),
+    row(in_mi(6), 'BV', 'invalid', 1000),
+    row(in_mi(7), 'TL', 'warning', 1000, status => 641),
+    row(T0 + 1, 'TO', 'db_error', 1000)]);                 # before the MI: a note only
+  my $r = analyze_dir($d);
+  my $to = $r->{transactions}{TO};
+  is($to->{rollbacks}, 1, 'still one roll-back');
+  is($to->{errors}, 3, 'three Trade-Order errors in the MI');
+  is($to->{error_outcomes}{db_error}, 2, 'two db_error');
+  is($to->{error_outcomes}{retry_exhausted}, 1, 'one retry_exhausted');
+  is($to->{retries}, 5, 'retries summed');
+  is($to->{count}, 101, 'errors are not valid transactions');
+  is($r->{transactions}{TS}{errors}, 2, 'two Trade-Status errors');
+  is($r->{transactions}{BV}{invalid}, 1, 'one invalid Broker-Volume');
+  is($r->{transactions}{BV}{errors}, 0, 'an invalid is not an error');
+  is($r->{transactions}{TL}{warnings}, 1, 'a warning is counted as a warning');
+  is($r->{transactions}{TL}{count}, 81, 'and as a valid transaction');
+  my ($e) = reasons_of($r, 'errors');
+  like($e->{text}, qr/\A5 transactions failed with an error in the MI/, 'the errors reason counts 5');
+  like($e->{text}, qr/db_error 2 \(TO 2\)/, 'by outcome and type');
+  ok(reasons_of($r, 'invalid transactions'), 'the invalid row is a reason of its own');
+  ok((grep { $_->{text} =~ /errors outside the MI.*TO db_error 1/ } @{ $r->{notes} }),
+     'the error before the MI is a note');
+};
+
+subtest 'Trade-Order roll-back share' => sub {
+  my $d = tmpdir();
+  valid_run($d, rollbacks => 10);       # 10 of 101 = 9.9 %, far outside 0.99 % +- 2.96 %
+  my $r = analyze_dir($d);
+  my ($rb) = reasons_of($r, 'Trade-Order roll-backs');
+  ok($rb, 'a roll-back reason');
+  like($rb->{text}, qr/10 of 101 Trade-Orders rolled back \(9\.901 %\), outside 0\.000-3\.946 %/,
+       'with the figures and the band');
+  $d = tmpdir();
+  valid_run($d, rollbacks => 0);
+  ok(!reasons_of(analyze_dir($d), 'Trade-Order roll-backs'), 'none of 101 is inside the band');
+};
+
+subtest 'Data-Maintenance every 60 s' => sub {
+  # A 300 s MI with 100 Trade-Results: nominal 1000/3000 = 0.333 tpsE matches.
+  my %run = (mi_s => 300, scale_factor => 3000);
+  my $d = tmpdir();
+  valid_run($d, %run, extra_ce => [map { row(in_mi(5 + 60 * $_), 'DM', 'ok', 2 * $S) } 0 .. 4]);
+  my $r = analyze_dir($d);
+  ok(!reasons_of($r, 'Data-Maintenance'), 'five DMs 60 s apart pass') or diag explain $r->{reasons};
+  is($r->{data_maintenance}{count_in_mi}, 5, 'five in the MI');
+  is($r->{transactions}{DM}{count}, 5, 'DM in the table');
+
+  $d = tmpdir();
+  valid_run($d, %run, extra_ce => [map { row(in_mi($_), 'DM', 'ok', 2 * $S) } 5, 55, 125, 185, 245]);
+  my @dm = reasons_of(analyze_dir($d), 'Data-Maintenance');
+  is(scalar @dm, 1, 'one DM reason');
+  like($dm[0]{text}, qr/50 s between the ones at MI\+5 s and MI\+55 s; 70 s between the ones at MI\+55 s and MI\+125 s/,
+       'both bad gaps named');
+
+  $d = tmpdir();
+  valid_run($d, %run, extra_ce => [map { row(in_mi(5 + 60 * $_), 'DM', 'ok', ($_ == 2 ? 56 : 1) * $S) } 0 .. 4]);
+  @dm = reasons_of(analyze_dir($d), 'Data-Maintenance');
+  like($dm[0]{text}, qr/within 55 s: MI\+125 s took 56\.0 s/, 'a DM over 55 s');
+
+  $d = tmpdir();
+  valid_run($d, %run, extra_ce => [row(in_mi(5), 'DM', 'ok', $S)]);
+  @dm = reasons_of(analyze_dir($d), 'Data-Maintenance');
+  ok((grep { $_->{text} =~ /\A1 Data-Maintenance transaction started in the MI of 300 s/ } @dm),
+     'one DM in 300 s is a reason');
+  ok((grep { $_->{text} =~ /the last starts 295 s before the MI end/ } @dm), 'and the long silence after it');
+
+  $d = tmpdir();
+  valid_run($d);                        # 50 s MI, no DM: a note, not a reason
+  $r = analyze_dir($d);
+  ok(!reasons_of($r, 'Data-Maintenance'), 'no reason in a 50 s MI');
+  ok((grep { $_->{rule} eq 'Data-Maintenance' } @{ $r->{notes} }), 'but a note');
+};
+
+subtest 'steady throughput' => sub {
+  my $d = tmpdir();
+  valid_run($d, mi_s => 600, scale_factor => 3000, skew => 1);   # every TR in the first half
+  my $r = analyze_dir($d);
+  my @st = reasons_of($r, 'steady throughput');
+  is(scalar @st, 2, 'both window sizes fail') or diag explain $r->{steadiness};
+  like($st[0]{text}, qr/of \d+ 1-hour windows \(300 s sliding 50 s, scaled\) are outside \+-/,
+       'the reason names the scaled windows');
+  $d = tmpdir();
+  valid_run($d, mi_s => 600, scale_factor => 3000);
+  ok(!reasons_of(analyze_dir($d), 'steady throughput'), 'evenly spread passes');
+
+  # A 2-hour MI gets the spec's windows and tolerances, unscaled: 1-hour windows sliding 10
+  # minutes (7 of them) within 2 %, 10-minute windows sliding 1 minute (111) within 20 %.
+  $d = tmpdir();
+  valid_run($d, mi_s => 7200, customers => 5000, scale_factor => 360000);
+  $r = analyze_dir($d);
+  is($r->{steadiness}{scaled}, 0, 'a 2-hour MI is not scaled');
+  my ($long, $short) = @{ $r->{steadiness}{checks} };
+  is_deeply([@$long{qw(window_s slide_s tolerance windows)}], [3600, 600, 0.02, 7], '1-hour windows as the spec');
+  is_deeply([@$short{qw(window_s slide_s tolerance windows)}], [600, 60, 0.2, 111], '10-minute windows as the spec');
+  like($r->{steadiness}{text}, qr/\Aas clause 6\.6\.3/, 'and says so');
+  ok(!(grep { /shorter than the 2 hours/ } @{ $r->{compliance}{reasons} }), 'no MI-length complaint');
+};
+
+subtest 'run status and compliance' => sub {
+  my $d = tmpdir();
+  valid_run($d, status => 'failed: the Brokerage House died');
+  my $r = analyze_dir($d);
+  my ($s) = reasons_of($r, 'run status');
+  like($s->{text}, qr/status = 'failed: the Brokerage House died'/, 'a failed run is INVALID');
+  my $c = $r->{compliance};
+  is($c->{compliant}, 0, 'not compliant');
+  ok((grep { /customers = 1000, fewer than the 5000 of clause 2\.6\.1\.2/ } @{ $c->{reasons} }), 'customers');
+  ok((grep { /initial_trade_days = 10/ } @{ $c->{reasons} }), 'trade days');
+  ok((grep { /measurement interval is 50 s, shorter than the 2 hours of clause 6\.6\.1/ } @{ $c->{reasons} }), 'MI length');
+  ok(!(grep { /scale_factor/ } @{ $c->{reasons} }), 'scale factor 500 is fine');
+  like($c->{statement}, qr/not comparable with published TPC-E results/, 'the standing sentence');
+
+  $d = tmpdir();
+  valid_run($d, no_conf => 1);
+  $r = analyze_dir($d);
+  like($r->{trtps}{headline}, qr/\ATRTPS: n\/a \(nominal unknown: .*measured 2\.00\)\z/, 'no run.conf: no nominal');
+  ok((grep { /number of customers is unknown/ } @{ $r->{compliance}{reasons} }), 'unknown customers');
+  ok((grep { $_->{text} =~ /run\.conf is missing/ } @{ $r->{notes} }), 'run.conf missing noted');
+};
+
+done_testing();

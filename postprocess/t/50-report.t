@@ -1,0 +1,177 @@
+# bb-report end to end: exit codes, the headline, the three outputs, the plots, and the
+# database, system and market emulator sections from small hand-made inputs.
+use strict;
+use warnings;
+use FindBin;
+use lib "$FindBin::RealBin/../lib", "$FindBin::RealBin/lib";
+use Test::More;
+use BBTest qw(row marker write_log write_file tmpdir valid_run run_report read_json analyze_dir T0);
+use BrokerBench::Plots qw(png_ok write_plots);
+use BrokerBench::Report qw(write_reports);
+
+my $S = 1_000_000;
+
+sub slurp { open my $fh, '<:raw', $_[0] or return ''; local $/; return scalar <$fh> }
+
+subtest 'usage and exit codes' => sub {
+  my $h = run_report('--help');
+  is($h->{rc}, 0, '--help exits 0');
+  like($h->{out}, qr/bb-report \[--quiet\] \[--no-plots\] RESULTS_DIR/, '--help shows the synopsis');
+  like($h->{out}, qr/EXIT STATUS/, '--help is the whole POD');
+  my $u = run_report();
+  is($u->{rc}, 2, 'no argument exits 2');
+  like($u->{err}, qr/no results directory given/, 'and says why');
+  is(run_report('a', 'b')->{rc}, 2, 'two directories exit 2');
+  is(run_report('--bogus', 'a')->{rc}, 2, 'an unknown option exits 2');
+  my $n = run_report('/nonexistent/bb-results');
+  is($n->{rc}, 1, 'a missing directory exits 1');
+  like($n->{err}, qr{'/nonexistent/bb-results' is not a directory}, 'naming it');
+  my $e = tmpdir();
+  write_file("$e/run.conf", "customers=1000\n");
+  my $m = run_report($e);
+  is($m->{rc}, 1, 'no mix log exits 1');
+  like($m->{err}, qr/no mix log \(mix-\*\.csv\) anywhere below '\Q$e\E'/, 'naming the directory');
+  ok(!-e "$e/report.txt", 'and writes no report');
+};
+
+my $d = tmpdir();
+my $run = valid_run($d);
+# System samples, one per second over the whole run, on one host.
+write_file("$d/sys/hostA/sysstat.csv",
+  "time_us,cpu_user_pct,cpu_system_pct,cpu_iowait_pct,cpu_idle_pct,disk_read_kb_s,disk_write_kb_s\n"
+  . join('', map { join(',', T0 + $_ * $S, 30, 10, 5, 55, 100, 200) . "\n" } 0 .. 70));
+# Database snapshots: 1000 blocks read, 9000 hit, 100 written.
+write_file("$d/db/before/pg_stat_database.csv",
+  "datid,datname,xact_commit,xact_rollback,blks_read,blks_hit,deadlocks,temp_bytes\n"
+  . "1,template1,5,0,1,1,0,0\n16384,bb,100,1,500,1000,0,0\n,,7,0,3,3,0,0\n");
+write_file("$d/db/after/pg_stat_database.csv",
+  "datid,datname,xact_commit,xact_rollback,blks_read,blks_hit,deadlocks,temp_bytes\n"
+  . "1,template1,9,0,1,1,0,0\n16384,bb,1100,11,1500,10000,2,8192\n,,7,0,3,3,0,0\n");
+write_file("$d/db/before/pg_stat_bgwriter.csv",
+  "checkpoints_timed,buffers_checkpoint,buffers_clean,buffers_backend\n1,10,5,5\n");
+write_file("$d/db/after/pg_stat_bgwriter.csv",
+  "checkpoints_timed,buffers_checkpoint,buffers_clean,buffers_backend\n2,70,25,25\n");
+write_file("$d/db/before/pg_statio_user_tables.csv",
+  "relid,schemaname,relname,heap_blks_read,heap_blks_hit,idx_blks_read,idx_blks_hit\n"
+  . "1,public,trade,10,10,0,0\n2,public,\"odd, name\",0,0,0,0\n");
+write_file("$d/db/after/pg_statio_user_tables.csv",
+  "relid,schemaname,relname,heap_blks_read,heap_blks_hit,idx_blks_read,idx_blks_hit\n"
+  . "1,public,trade,110,50,0,0\n2,public,\"odd, name\",500,0,0,0\n3,public,new_one,7,0,0,0\n");
+write_file("$d/db/settings.csv", "name,setting,unit,source\nshared_buffers,16384,8kB,configuration file\n"
+  . "work_mem,4096,kB,default\n");
+write_file("$d/mee/hostB/failed-trades.csv", "trade_id,code,reason\n17,TR,db_error 40001\n18,TR,db_error 40001\n19,MF,timeout\n");
+# One corrupt line in the middle of the customer emulator log.
+{
+  my @lines = split /\n/, slurp($run->{ce});
+  splice @lines, 40, 0, '1763726410000000,TS,0,ok,12x,0,1,0';
+  write_file($run->{ce}, join("\n", @lines) . "\n");
+}
+
+my $res = run_report($d);
+subtest 'the headline and the outputs' => sub {
+  is($res->{rc}, 0, 'exit 0 for an INVALID run') or diag $res->{err};
+  my @out = split /\n/, $res->{out};
+  is(scalar @out, 3, 'three lines on stdout');
+  is($out[0], 'TRTPS: 2.00 (nominal 2.00, 100.0 %)', 'TRTPS line');
+  is($out[1], 'Verdict: INVALID (1 reason, see report)', 'verdict line: the corrupt line');
+  is($out[2], "Report: $d/report.txt", 'report line with the absolute path');
+  like($res->{err}, qr{ce/hostA/mix-ce-1001\.csv:41: response_us is not a non-negative integer: '12x' \('1763726410000000,TS,0,ok,12x,0,1,0'\)},
+       'stderr names the file, the line, the reason and the text');
+  for my $f (qw(report.txt report.html results.json)) {
+    ok(-s "$d/$f", "$f written");
+  }
+  my $txt = slurp("$d/report.txt");
+  like($txt, qr/\A.*\n=+\n  TRTPS: 2\.00/s, 'report.txt starts with the headline');
+  like($txt, qr/Transaction\s+Code\s+Mix %\s+Count\s+Avg\s+90th %\s+Max\s+Rollbacks\s+Warnings\s+Invalid\s+Errors\s+Retries/,
+       'the fixed-width table');
+  like($txt, qr/Trade-Result\s+TR\s+10\.000\s+100\s+0\.020\s+0\.020\s+0\.020/, 'a table row');
+  like($txt, qr/Input problems\n-+\n.*mix-ce-1001\.csv:41: response_us/s, 'the problem in report.txt');
+  like($txt, qr/nearest rank/, 'the percentile method is named');
+  like($txt, qr/not comparable with published TPC-E results/, 'the standing sentence');
+  my @order = map { index($txt, $_) } ('Transactions in the', 'Throughput (TRTPS)', 'Ramp-up and',
+                                      "Verdict\n", 'Not TPC-E compliant because', "Database\n",
+                                      "System\n", "Market emulator\n", "Input problems\n",
+                                      'Settings (run.conf)');
+  ok(!(grep { $_ < 0 } @order), 'every section is there');
+  is_deeply(\@order, [sort { $a <=> $b } @order], 'in the agreed order');
+};
+
+my $j = read_json("$d/results.json");
+subtest 'results.json' => sub {
+  is($j->{verdict}{text}, 'INVALID', 'verdict');
+  is($j->{trtps}{measured}, 2, 'measured TRTPS');
+  is($j->{problems}[0]{file}, 'ce/hostA/mix-ce-1001.csv', 'problem file');
+  is($j->{problems}[0]{line}, 41, 'problem line');
+  # Every data row of the input (all lines minus the markers; the corrupt line is not a row).
+  my $markers = 4;
+  is($j->{inputs}{rows_total}, $run->{lines} - $markers, 'rows read = the rows written');
+  my $in_out = 0;
+  $in_out += $_->{rows_in_mi} + $_->{rows_outside_mi} for values %{ $j->{transactions} };
+  is($in_out, $j->{inputs}{rows_total}, 'every row is counted in or outside the MI, once');
+  my $count = 0;
+  $count += $j->{transactions}{$_}{count} for qw(BV CP MF MW SD TL TO TR TS TU);
+  is($count, $j->{mix_total}, 'the mix total is the sum of the counts');
+  is($j->{mix_total}, 1000, '1000 in the MI');
+  is($j->{settings}{customers}, 1000, 'settings');
+  is($j->{mi}{seconds}, 50, 'MI length');
+  ok(!exists $j->{_series}, 'no internal keys');
+};
+
+subtest 'database, system and market emulator sections' => sub {
+  my $db = $j->{database};
+  is($db->{delta}{blks_read}, 1000, 'blks_read delta of the bb row');
+  is($db->{delta}{xact_commit}, 1000, 'xact_commit delta');
+  is($db->{delta}{deadlocks}, 2, 'deadlocks delta');
+  is($db->{block_writes}, 100, 'block writes = checkpoint + clean + backend deltas');
+  is($db->{read_write_ratio}, 10, 'read:write 1000:100');
+  cmp_ok(abs($db->{hit_ratio_pct} - 90), '<', 1e-9, 'hit ratio 9000 / 10000');
+  is($db->{top_tables}[0]{name}, 'public.odd, name', 'top table by heap_blks_read (a quoted name)');
+  is($db->{top_tables}[1]{heap_blks_read}, 100, 'second: trade, 100 blocks');
+  is($db->{top_tables}[2]{heap_blks_read}, 7, 'a table new since the first snapshot');
+  is_deeply([map { $_->{name} } @{ $db->{settings_not_default} }], ['shared_buffers'], 'non-default settings');
+  my $txt = slurp("$d/report.txt");
+  like($txt, qr/read:write blocks:\s+10\.0:1 .*9\.7:1/, 'the ratio with the I/O study note');
+  my ($h) = @{ $j->{system}{hosts} };
+  is($h->{host}, 'hostA', 'system host');
+  is($h->{samples_in_mi}, 51, 'samples inside the MI (10..60 s)');
+  is($h->{avg}{cpu_user_pct}, 30, 'average user CPU');
+  is($h->{avg}{disk_write_kb_s}, 200, 'average writes');
+  is($j->{mee}{failed_trades}{total}, 3, 'failed trades');
+  is($j->{mee}{failed_trades}{by_reason}{'db_error 40001'}, 2, 'by reason');
+  is($j->{mee}{wait}{TR}{n}, 100, 'wait over the 100 Trade-Results of the MI');
+};
+
+subtest 'plots' => sub {
+  for my $p (qw(trtps throughput rt-distribution rt-over-time cpu io mee-wait)) {
+    my $png = "$d/plots/$p.png";
+    ok(png_ok($png), "$p.png is a PNG");
+    cmp_ok(-s $png, '>', 5000, "$p.png is not trivially small");
+    ok(-s "$d/plots/data/$p.gp", "$p.gp kept for re-plotting");
+    is($j->{plots}{$p}{status}, 'written', "$p written");
+  }
+  ok(-s "$d/plots/data/trtps-10s.dat", 'a short run also gets the 10-second TRTPS series');
+  # Re-plotting by hand works from plots/data.
+  unlink "$d/plots/trtps.png";
+  is(system("cd '$d/plots/data' && gnuplot trtps.gp 2>/dev/null"), 0, 'the script re-runs by hand');
+  ok(png_ok("$d/plots/trtps.png"), 'and makes the PNG again');
+};
+
+subtest 'a plot without data is not written; a failing gnuplot keeps the report' => sub {
+  my $e = tmpdir();
+  valid_run($e);
+  my $r = run_report('--quiet', $e);
+  is($r->{rc}, 0, 'exit 0');
+  ok(!-e "$e/plots/cpu.png", 'no cpu.png without sysstat.csv');
+  like(slurp("$e/report.txt"), qr/cpu\.png not written: no system samples/, 'the report says why');
+  unlike($r->{err}, qr/plot cpu/, '--quiet does not print skipped plots');
+
+  my $res = analyze_dir($e);
+  my $plots = write_plots($res, gnuplot => '/bin/false');
+  is($plots->{trtps}{status}, 'failed', 'a failing gnuplot is reported');
+  like($plots->{trtps}{note}, qr/gnuplot exited with 1/, 'with its exit status');
+  ok(!-e "$e/plots/trtps.png", 'and no stale PNG is left');
+  ok(write_reports($res, $plots), 'the text report is still written');
+  like(slurp("$e/report.txt"), qr/trtps\.png FAILED: gnuplot exited with 1/, 'and tells the failure');
+};
+
+done_testing();

@@ -1,0 +1,93 @@
+# report.html rendered by headless Chromium: the page draws, and every plot in it decodes.
+# Skips when Chromium is not installed (./brokerbench setup installs it).
+use strict;
+use warnings;
+use FindBin;
+use lib "$FindBin::RealBin/../lib", "$FindBin::RealBin/lib";
+use Test::More;
+use BBTest qw(write_file tmpdir valid_run run_report T0);
+use BrokerBench::Plots qw(png_ok);
+use MIME::Base64 qw(encode_base64 decode_base64);
+
+my ($chromium) = grep { -x } map { "$_/chromium" } split /:/, $ENV{PATH} // '';
+plan skip_all => 'chromium is not installed (apt-get install chromium, or ./brokerbench setup)'
+  unless $chromium;
+
+my $S = 1_000_000;
+my $d = tmpdir();
+valid_run($d);
+write_file("$d/sys/hostA/sysstat.csv",
+  "time_us,cpu_user_pct,cpu_system_pct,cpu_iowait_pct,cpu_idle_pct,disk_read_kb_s,disk_write_kb_s\n"
+  . join('', map { join(',', T0 + $_ * $S, 20 + $_ % 7, 5, 1, 74 - $_ % 7, 10, 300) . "\n" } 0 .. 70));
+is(run_report('--quiet', $d)->{rc}, 0, 'bb-report wrote the report');
+
+my $profile = tmpdir();
+# Runs Chromium headless on a local file; returns its stdout.
+sub chromium {
+  my ($page, @args) = @_;
+  my $out = "$profile/stdout";
+  my @cmd = ('timeout', 60, $chromium, '--headless', '--no-sandbox', '--disable-gpu',
+             "--user-data-dir=$profile", @args, "file://$page");
+  my $pid = fork // die "fork: $!";
+  if (!$pid) {
+    open STDOUT, '>', $out or exit 127;
+    open STDERR, '>', '/dev/null' or exit 127;
+    exec(@cmd) or exit 127;
+  }
+  waitpid $pid, 0;
+  open my $fh, '<', $out or return '';
+  local $/;
+  return scalar <$fh>;
+}
+
+my $html = do { open my $fh, '<', "$d/report.html" or die; local $/; <$fh> };
+my @imgs = $html =~ /<img [^>]*src="data:image\/png;base64,/g;
+is(scalar @imgs, 7, 'seven plots inline as data: URIs');
+unlike($html, qr/<script/i, 'the report itself needs no JavaScript');
+
+# The screenshot: the page renders to a PNG of a reasonable size.
+my $shot = "$d/screenshot.png";
+chromium("$d/report.html", "--screenshot=$shot", '--window-size=1200,3000');
+ok(png_ok($shot), 'the screenshot is a PNG');
+cmp_ok(-s $shot // 0, '>', 100_000, 'and not a blank page (over 100 KB)');
+
+# Every <img> decodes: a copy of the page with a small script that, after the load, decodes
+# each image (HTMLImageElement.decode), draws it on a canvas and counts the images that have
+# dark pixels (axes, text, curves); it writes "decoded/total" into the DOM, which --dump-dom
+# prints once the virtual time budget has run out.
+sub decoded {
+  my ($page_html, $name) = @_;
+  my $script = <<'JS';
+<script>window.addEventListener("load", function () {
+  var im = Array.prototype.slice.call(document.images);
+  Promise.all(im.map(function (i) {
+    return i.decode().then(function () {
+      var c = document.createElement("canvas");
+      c.width = i.naturalWidth; c.height = i.naturalHeight;
+      var x = c.getContext("2d");
+      x.drawImage(i, 0, 0);
+      var d = x.getImageData(0, 0, c.width, c.height).data, dark = 0;
+      for (var k = 0; k < d.length; k += 4) if (d[k + 3] > 0 && d[k] < 128) dark++;
+      return dark > 100 ? 1 : 0;
+    }, function () { return 0; });
+  })).then(function (r) {
+    var n = r.reduce(function (a, b) { return a + b; }, 0);
+    document.body.setAttribute("data-decoded", n + "/" + im.length);
+  });
+});</script>
+JS
+  (my $copy = $page_html) =~ s{</body>}{$script</body>};
+  write_file("$d/$name", $copy);
+  my $dom = chromium("$d/$name", '--virtual-time-budget=10000', '--dump-dom');
+  return $dom =~ /data-decoded="(\d+\/\d+)"/ ? $1 : 'no answer';
+}
+
+is(decoded($html, 'check.html'), '7/7', 'all seven images decode and show a plot in Chromium');
+# The check itself can fail: a page whose first image is cut after 200 bytes (its PNG header
+# and size are intact, the pixels are not).
+my ($first) = $html =~ m{data:image/png;base64,([A-Za-z0-9+/=]+)};
+my $cut = encode_base64(substr(decode_base64($first), 0, 200), '');
+my $broken = $html =~ s{\Q$first\E}{$cut}r;
+is(decoded($broken, 'broken.html'), '6/7', 'a cut image is caught');
+
+done_testing();

@@ -1,0 +1,164 @@
+package BBTest;
+# Helpers for the post-processor's tests: write small results directories whose figures are
+# known in advance, and run bb-report on them.
+use strict;
+use warnings;
+use Exporter 'import';
+use File::Path qw(make_path);
+use File::Temp qw(tempdir);
+use FindBin ();
+use JSON::PP ();
+
+our @EXPORT_OK = qw(row marker write_log write_file write_conf valid_run tmpdir run_report
+                    read_json analyze_dir T0 DECK);
+
+# A fixed wall-clock origin: 2025-11-21 12:00:00 UTC, in microseconds.
+use constant T0 => 1763726400_000000;
+
+# One exact mix of 1000 transactions (clause 6.3.1 targets): 4.9 % BV, 13 % CP, ...
+use constant DECK => { BV => 49, CP => 130, MF => 10, MW => 180, SD => 140, TL => 80,
+                       TO => 101, TR => 100, TS => 190, TU => 20 };
+
+my $ROOT = "$FindBin::RealBin/..";
+
+sub tmpdir { return tempdir('bb-report-test-XXXXXX', TMPDIR => 1, CLEANUP => 1) }
+
+# row($start_us, $code, $outcome, $response_us, %more) -> a mix log line (no newline).
+sub row {
+  my ($t, $code, $outcome, $resp, %o) = @_;
+  my $status = $o{status} // ($outcome eq 'invalid' ? -911 : $outcome eq 'warning' ? 621 : 0);
+  return join(',', $t, $code, $status, $outcome, $resp, $o{retries} // 0, $o{user} // 1,
+              $o{wait} // 0);
+}
+
+sub marker { my ($t, $what) = @_; return "$t,$what,,,,,," }
+
+sub write_file {
+  my ($path, $text) = @_;
+  (my $dir = $path) =~ s{/[^/]+\z}{};
+  make_path($dir);
+  open my $fh, '>:raw', $path or die "$path: $!";
+  print {$fh} $text;
+  close $fh or die "$path: $!";
+}
+
+# write_log($path, @lines): header, column line, then the lines, each with a newline.
+sub write_log {
+  my ($path, @lines) = @_;
+  write_file($path, join('', "# brokerbench mix log v1\n",
+                         "start_us,code,spec_status,outcome,response_us,retries,user,wait_us\n",
+                         map { "$_\n" } @lines));
+}
+
+sub write_conf {
+  my ($dir, %kv) = @_;
+  write_file("$dir/run.conf",
+             "# written by a test\n" . join('', map { "$_=$kv{$_}\n" } sort keys %kv));
+}
+
+# valid_run($dir, %opt) writes a run that is VALID by every rule: an MI of mi_s seconds
+# (default 50) holding exactly one DECK (1000 valid transactions evenly spread, one
+# Trade-Order roll-back), 100 Trade-Results = 2.00 tpsE against customers 1000 / scale
+# factor 500; a few rows of ramp-up before the MI and ramp-down after it. Options:
+#   mi_s, customers, scale_factor, initial_trade_days, status (run.conf), resp_us (every
+#   response time), rollbacks (Trade-Orders that roll back, default 1), skew (put every
+#   market emulator row in the first half of the MI), extra_ce / extra_mee (more lines for
+#   the logs, array refs), no_conf.
+# Returns { ce => path, mee => path, rows => {code => count in MI}, lines => total rows }.
+sub valid_run {
+  my ($dir, %o) = @_;
+  my $mi_s  = $o{mi_s} // 50;
+  my $resp  = $o{resp_us} // 20_000;
+  my $deck  = DECK;
+  my @codes = map { ($_) x $deck->{$_} } sort keys %$deck;
+  # Interleave the codes so every type is spread over the whole MI.
+  my @order = map { $codes[($_ * 7919) % 1000] } 0 .. 999;
+  my %seen;
+  $seen{$_}++ for @order;
+  die 'the interleave is not a permutation' if grep { $seen{$_} != $deck->{$_} } keys %$deck;
+  my $start = T0 + 10_000_000;                  # the MI starts 10 s after T0
+  my $end   = $start + $mi_s * 1_000_000;
+  my $step  = ($end - $start - $resp) / 1000;
+  my (@ce, @mee);
+  push @ce, row(T0, 'TC', 'ok', 150_000);
+  push @ce, row(T0 + 1_000_000 + $_ * 1_000_000, 'TS', 'ok', $resp) for 0 .. 4;   # ramp-up
+  push @mee, marker(T0, 'START');
+  push @mee, row(T0 + 2_000_000 + $_ * 1_000_000, 'TR', 'ok', $resp, wait => 500) for 0 .. 2;
+  push @ce, marker($start, 'START');
+  my $rolled = 0;
+  for my $i (0 .. 999) {
+    my $t = int($start + $i * $step);
+    my $c = $order[$i];
+    my $oc = ($c eq 'TO' && $rolled++ < ($o{rollbacks} // 1)) ? 'rollback' : 'ok';
+    if ($c eq 'TR' || $c eq 'MF') {
+      $t = int($start + $i * $step / 2) if $o{skew};
+      push @mee, row($t, $c, 'ok', $resp, user => 2, wait => 1000 + $i);
+    } else {
+      push @ce, row($t, $c, $oc, $resp, user => 1 + $i % 10);
+    }
+  }
+  push @ce, marker($end, 'STOP');
+  push @ce, row($end + 1_000_000 + $_ * 1_000_000, 'MW', 'ok', $resp) for 0 .. 2;  # ramp-down
+  push @mee, row($end + 500_000, 'TR', 'ok', $resp);
+  push @mee, marker($end + 5_000_000, 'STOP');
+  push @ce,  @{ $o{extra_ce} // [] };
+  push @mee, @{ $o{extra_mee} // [] };
+  my $ce  = "$dir/ce/hostA/mix-ce-1001.csv";
+  my $mee = "$dir/mee/hostB/mix-mee.csv";
+  write_log($ce, @ce);
+  write_log($mee, @mee);
+  write_conf($dir, format => 1, customers => $o{customers} // 1000,
+             scale_factor => $o{scale_factor} // 500,
+             initial_trade_days => $o{initial_trade_days} // 10, users => 10,
+             ramp_up_s => 10, duration_s => $mi_s, pacing_s => 0, seed => 1, db_workers => 4,
+             db_name => 'bb', comment => 'a test run', started_utc => '2025-11-21T12:00:00Z',
+             kit_commit => 'test', command => './brokerbench run',
+             status => $o{status} // 'complete')
+    unless $o{no_conf};
+  write_file("$dir/readme.txt", "A test run written by t/lib/BBTest.pm.\n");
+  return { ce => $ce, mee => $mee, start_us => $start, end_us => $end,
+           lines => scalar(@ce) + scalar(@mee) };
+}
+
+# analyze_dir($dir) -> the analysis result (problems collected, not printed).
+sub analyze_dir {
+  my ($dir) = @_;
+  require BrokerBench::Analysis;
+  my ($r, $err) = BrokerBench::Analysis::analyze(dir => $dir);
+  die $err unless $r;
+  return $r;
+}
+
+# run_report(@args) -> { rc, out, err }: runs bin bb-report (or another script of
+# postprocess/) with the arguments.
+sub run_report {
+  my (@args) = @_;
+  my $script = 'bb-report';
+  $script = shift @args if @args && $args[0] =~ /\Abb-/;
+  my $dir = tmpdir();
+  my $cmd = join(' ', map { shell_quote($_) } ($^X, "$ROOT/$script", @args))
+            . " >$dir/out 2>$dir/err";
+  system($cmd);
+  my $rc = $? >> 8;
+  return { rc => $rc, out => slurp("$dir/out"), err => slurp("$dir/err") };
+}
+
+sub shell_quote {
+  my ($s) = @_;
+  $s =~ s/'/'\\''/g;
+  return "'$s'";
+}
+
+sub slurp {
+  my ($path) = @_;
+  open my $fh, '<:raw', $path or return '';
+  local $/;
+  return scalar <$fh>;
+}
+
+sub read_json {
+  my ($path) = @_;
+  return JSON::PP->new->decode(slurp($path));
+}
+
+1;
