@@ -77,7 +77,7 @@ struct EmulatorOptions {
   int connections = 0;              // 0: min(users, 64)
   std::string mix_log;              // the mix log file to write
   bool trade_cleanup = true;
-  std::chrono::milliseconds dm_interval{std::chrono::seconds(60)};  // 0: no DM (tests only)
+  std::chrono::milliseconds dm_interval{std::chrono::seconds(60)};  // 0: no DM
   std::chrono::milliseconds stop_wait{std::chrono::seconds(30)};
   std::chrono::milliseconds connect_timeout{std::chrono::seconds(10)};
   int progress_seconds = 5;     // progress line period on stderr; 0: none

@@ -39,6 +39,8 @@ Trade-Cleanup before the users start and one Data-Maintenance every 60 s.
   --out DIR                   write the mix log to DIR/mix-ce-<pid>.csv (default .)
   --mix-log FILE              write the mix log to FILE instead
   --no-trade-cleanup          skip the Trade-Cleanup before the users start
+  --no-data-maintenance       send no Data-Maintenance (with several emulators, exactly one
+                              sends it: spec 6.3.3, one every 60 s for the whole system)
   --stop-wait DURATION        at the end, how long to wait for outstanding replies before
                               logging them as timeouts (default 30s)
   --progress-seconds N        period of the progress line on stderr (default 5; 0: none)
@@ -122,6 +124,8 @@ Result<Options> Parse(int argc, char** argv) {
       (arg == "--out" ? o.out_dir : arg == "--mix-log" ? e.mix_log : o.log_level) = *v;
     } else if (arg == "--no-trade-cleanup") {
       e.trade_cleanup = false;
+    } else if (arg == "--no-data-maintenance") {
+      e.dm_interval = std::chrono::milliseconds(0);
     } else {
       return Status::InvalidArgument(fmt::format("unknown option '{}' (see --help)", arg));
     }

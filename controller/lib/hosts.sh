@@ -1,0 +1,95 @@
+# shellcheck shell=bash
+# Running commands on the hosts of a run: this machine ("local") directly, any other over ssh
+# (non-interactive, with a connection shared per host). Sourced by controller/run.
+
+# ssh options: non-interactive, fail fast, one master connection per host for the whole run.
+# SSH_EXTRA holds the configuration's own options (e.g. -F FILE).
+declare -a SSH_EXTRA=()
+SSH_CONTROL_DIR=""
+
+ssh_options() {
+  printf '%s\n' -o BatchMode=yes -o ConnectTimeout=5 -o ServerAliveInterval=5 \
+    -o ServerAliveCountMax=3 -o ControlMaster=auto -o "ControlPath=${SSH_CONTROL_DIR}/%C" \
+    -o ControlPersist=300 "${SSH_EXTRA[@]}"
+}
+
+is_local() { [[ "$1" == local ]]; }
+
+# Runs a command on HOST: "local" runs it here; any other name is an ssh destination, and
+# the command's words are quoted for the remote shell.
+on_host() {
+  local host="$1"
+  shift
+  if is_local "${host}"; then
+    "$@"
+  else
+    local -a opts
+    mapfile -t opts < <(ssh_options)
+    # shellcheck disable=SC2029 # quoted for the remote shell on purpose
+    ssh "${opts[@]}" "${host}" "$(printf '%q ' "$@")"
+  fi
+}
+
+# The name a host's files go under in the results directory.
+host_label() {
+  if is_local "$1"; then hostname -s 2>/dev/null || echo localhost; else printf '%s\n' "$1"; fi
+}
+
+# Closes the shared ssh connections (the master processes ssh started for us).
+close_ssh() {
+  [[ -n "${SSH_CONTROL_DIR}" && -d "${SSH_CONTROL_DIR}" ]] || return 0
+  local host opts
+  mapfile -t opts < <(ssh_options)
+  for host in "$@"; do
+    is_local "${host}" || ssh "${opts[@]}" -O exit "${host}" >/dev/null 2>&1 || true
+  done
+  rm -rf "${SSH_CONTROL_DIR}"
+}
+
+# Checks every remote HOST at once: reachable over ssh within seconds, the kit at KIT with the
+# same version as ours (WANT) and its programs built in BUILD. Prints one line per problem,
+# naming the host; returns 1 if there was any.
+check_hosts() {
+  local kit="$1" build="$2" want="$3" host tmp problems
+  shift 3
+  tmp=$(mktemp -d)
+  for host in "$@"; do
+    (
+      rc=0
+      out=$(on_host "${host}" "${kit}/brokerbench" version --check-build "${build}" 2>&1) || rc=$?
+      if [[ ${rc} -eq 255 ]]; then
+        printf 'host %s: cannot reach it over ssh: %s\n' "${host}" "$(tail -n 1 <<<"${out}")"
+      elif [[ ${rc} -eq 126 || ${rc} -eq 127 ]]; then
+        printf 'host %s: no brokerbench kit at %s\n' "${host}" "${kit}"
+      elif [[ ${rc} -ne 0 ]]; then
+        printf 'host %s: %s\n' "${host}" "$(tail -n 1 <<<"${out}")"
+      elif [[ "${out}" != "${want}" ]]; then
+        printf "host %s: the kit there is '%s', here '%s' (the same commit, without local changes, is needed)\n" \
+          "${host}" "${out}" "${want}"
+      fi
+    ) >"${tmp}/${host//\//_}" &
+  done
+  wait
+  problems=$(cat "${tmp}"/* 2>/dev/null || true)
+  rm -rf "${tmp}"
+  [[ -z "${problems}" ]] || { printf '%s\n' "${problems}"; return 1; }
+}
+
+# Prints HOST's clock minus ours in milliseconds, and the uncertainty (half the round trip).
+clock_offset() {
+  local host="$1" t0 t1 remote
+  t0="${EPOCHREALTIME}"
+  remote=$(on_host "${host}" date +%s.%N) || return 1
+  t1="${EPOCHREALTIME}"
+  awk -v a="${t0}" -v b="${t1}" -v r="${remote}" \
+    'BEGIN { printf "%.1f %.1f\n", (r - (a + b) / 2) * 1000, (b - a) / 2 * 1000 }'
+}
+
+# Copies the directory RDIR on HOST into LOCAL (a no-op for this machine, whose components
+# write into the results directory directly).
+fetch_dir() {
+  local host="$1" rdir="$2" local_dir="$3"
+  is_local "${host}" && return 0
+  mkdir -p "${local_dir}"
+  on_host "${host}" tar -C "${rdir}" -cf - . | tar -C "${local_dir}" -xf -
+}

@@ -1,0 +1,154 @@
+#!/usr/bin/env bash
+# End to end: `./brokerbench run` as a user runs it, on an embedded cluster of its own (a
+# private data directory), then the results directory, the report and the failure paths:
+#   1. a short run completes: headline printed, every file of the results directory there,
+#      the report's per-type counts equal the mix logs' rows in the measurement interval;
+#   2. `brokerbench report` on a copy whose customer emulator log was cut mid-line still
+#      reports, and names the file and the line;
+#   3. a component that dies mid-run stops the run with its name and log, and the results
+#      directory keeps what was gathered, in a new numbered directory;
+#   4. a database that refuses connections fails the run the same way.
+set -euo pipefail
+
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+data="$(mktemp -d /tmp/bbruntest.XXXXXX)"
+chmod 0711 "${data}"
+export BB_DATA_DIR="${data}"
+results="${data}/results"
+failures=0
+total=0
+
+cleanup() {
+  "${root}/brokerbench" db destroy --yes >/dev/null 2>&1 || true
+  rm -rf -- "${data}"
+}
+trap cleanup EXIT
+
+check() {
+  local name="$1"; shift
+  total=$((total + 1))
+  if "$@"; then
+    printf 'ok: %s\n' "${name}"
+  else
+    printf 'FAILED: %s\n' "${name}"
+    failures=$((failures + 1))
+  fi
+}
+
+nonempty() { [[ -s "$1" ]]; }
+has_line() { grep -qE -- "$2" "$1"; }
+png() { [[ -s "$1" && "$(head -c 8 "$1" | od -An -tx1 | tr -d ' \n')" == 89504e470d0a1a0a ]]; }
+
+# Per-type counts of the mix logs' rows inside the measurement interval, computed here from
+# the raw files: latest START and earliest STOP over the CE logs; a row counts when it starts
+# and ends inside. Prints "CODE count" lines, sorted.
+raw_counts() {
+  local dir="$1" start stop
+  start=$(cat "${dir}"/ce/*/mix-ce-*.csv | awk -F, '$2 == "START" && $1 > s { s = $1 } END { print s }')
+  stop=$(cat "${dir}"/ce/*/mix-ce-*.csv | awk -F, '$2 == "STOP" && (t == "" || $1 < t) { t = $1 } END { print t }')
+  cat "${dir}"/ce/*/mix-ce-*.csv "${dir}"/mee/*/mix-mee.csv |
+    awk -F, -v s="${start}" -v t="${stop}" 'NF == 8 && length($2) == 2 && $1 >= s && $1 + $5 <= t { n[$2]++ }
+      END { for (c in n) print c, n[c] }' | sort
+}
+
+# The same from results.json: every type's rows (all outcomes) in the measurement interval;
+# Trade-Cleanup runs before it (the report shows its row over the whole log).
+report_counts() {
+  perl -MJSON::PP -e '
+    local $/; open my $f, "<", $ARGV[0] or die "$ARGV[0]: $!";
+    my $j = JSON::PP::decode_json(<$f>);
+    my $t = $j->{transactions};
+    for my $c (keys %$t) { print "$c $t->{$c}{rows_in_mi}\n" if $t->{$c}{rows_in_mi} && $c ne "TC" }' \
+    "$1/results.json" | sort
+}
+
+# --- 1. a short run -----------------------------------------------------------------------------
+out="${data}/run1.out"
+rc=0
+"${root}/brokerbench" run --duration 70s --ramp-up 5s --users 5 --comment "e2e test" >"${out}" 2>&1 || rc=$?
+cat "${out}"
+dir="${results}/0001"
+check "the run exits 0" test "${rc}" -eq 0
+check "it prints the TRTPS" has_line "${out}" '^ *TRTPS: [0-9]'
+check "it prints the verdict" has_line "${out}" '^ *Verdict: (VALID|INVALID)'
+check "it prints the report's path" has_line "${out}" "^ *Report: ${dir}/report.txt$"
+check "run.conf says complete" has_line "${dir}/run.conf" '^status=complete$'
+check "run.conf keeps the comment" has_line "${dir}/run.conf" '^comment=e2e test$'
+check "readme.txt names the command" has_line "${dir}/readme.txt" 'brokerbench run --duration 70s'
+for f in bh/*/bh.log mee/*/mee.log mee/*/mix-mee.csv ce/*/ce.log ce/*/mix-ce-*.csv sys/*/sysstat.csv \
+  sys/*/vmstat.txt db/settings.csv db/before/pg_stat_database.csv db/after/pg_stat_database.csv \
+  db/before/pg_stat_bgwriter.csv db/after/pg_statio_user_tables.csv report.txt report.html results.json; do
+  # shellcheck disable=SC2086 # the glob names one file
+  check "results directory has ${f}" nonempty ${dir}/${f}
+done
+check "the system monitor sampled for the whole run" \
+  test "$(($(wc -l <"$(echo "${dir}"/sys/*/sysstat.csv)") - 1))" -ge 60
+check "report.txt has the DBT-5-style columns" \
+  has_line "${dir}/report.txt" 'Mix.*Count.*Avg.*90th.*Max.*Rollbacks.*Warnings.*Invalid.*Errors.*Retries'
+check "report.txt names the percentile method" has_line "${dir}/report.txt" 'nearest.rank'
+raw=$(raw_counts "${dir}")
+reported=$(report_counts "${dir}")
+printf 'mix logs:\n%s\nreport:\n%s\n' "${raw}" "${reported}"
+check "the report's counts equal the mix logs' rows" test "${raw}" == "${reported}"
+check "the report counts Trade-Results" has_line <(printf '%s\n' "${reported}") '^TR [1-9]'
+for p in trtps throughput rt-distribution cpu; do
+  check "plot ${p}.png is a non-empty PNG" png "${dir}/plots/${p}.png"
+done
+check "results/latest points at the run" test "$(readlink "${results}/latest")" == 0001
+
+# --- 2. a customer emulator log cut mid-line ------------------------------------------------------
+cut="${data}/cut"
+cp -r "${dir}" "${cut}"
+rm -f "${cut}"/report.* "${cut}/results.json"
+ce_log=$(echo "${cut}"/ce/*/mix-ce-*.csv)
+lines=$(wc -l <"${ce_log}")
+head -n $((lines / 2)) "${ce_log}" >"${cut}/part"
+sed -n "$((lines / 2 + 1))p" "${ce_log}" | head -c 12 >>"${cut}/part"
+mv "${cut}/part" "${ce_log}"
+rc=0
+"${root}/brokerbench" report "${cut}" >"${data}/report2.out" 2>&1 || rc=$?
+cat "${data}/report2.out"
+check "report on a cut log exits 0" test "${rc}" -eq 0
+check "report on a cut log writes report.txt" nonempty "${cut}/report.txt"
+check "the cut line is named with its file and line" \
+  has_line "${cut}/report.txt" "mix-ce-[0-9]+\.csv:$((lines / 2 + 1))"
+
+# --- 3. a component that dies mid-run ----------------------------------------------------------
+out="${data}/run2.out"
+"${root}/brokerbench" run --duration 60s --ramp-up 2s --users 2 >"${out}" 2>&1 &
+run_pid=$!
+dir="${results}/0002"
+bh_pid=""
+for ((i = 0; i < 600; i++)); do
+  # The Brokerage House this run started: its pid is in its directory of the results.
+  bh_pid=$(cat "${dir}"/bh/*/remote-exec.pid 2>/dev/null || true)
+  [[ -z "${bh_pid}" ]] || break
+  sleep 0.1
+done
+sleep 5
+[[ -z "${bh_pid}" ]] || kill -KILL "${bh_pid}"
+rc=0
+wait "${run_pid}" || rc=$?
+cat "${out}"
+check "the run saw the Brokerage House start" test -n "${bh_pid}"
+check "a component dying fails the run (exit 1)" test "${rc}" -eq 1
+check "the failure names the component and its log" \
+  has_line "${out}" "the Brokerage House died during the run"
+check "... and its log" has_line "${out}" "see ${dir}/bh/.*/bh.log"
+check "run.conf records the failure" has_line "${dir}/run.conf" '^status=failed: the Brokerage House died'
+check "the customer emulator's log was kept" nonempty "$(echo "${dir}"/ce/*/ce.log)"
+check "no process of the run is left" test -z "$(pgrep -f -- "${dir}/" || true)"
+
+# --- 4. a database that refuses connections ---------------------------------------------------
+out="${data}/run3.out"
+rc=0
+"${root}/brokerbench" run --db "host=${data}/nowhere dbname=nothing connect_timeout=3" --duration 10s \
+  >"${out}" 2>&1 || rc=$?
+cat "${out}"
+dir="${results}/0003"
+check "a database refusing connections fails the run (exit 1)" test "${rc}" -eq 1
+check "the failure says so" has_line "${out}" 'the database refuses connections'
+check "... in a new results directory with its log" has_line "${dir}/run.log" 'FAILED: the database refuses'
+
+printf '%d of %d checks passed\n' $((total - failures)) "${total}"
+[[ ${failures} -eq 0 ]]
