@@ -1,0 +1,168 @@
+#!/usr/bin/env bash
+# A multi-machine run on one machine: five "hosts" as Linux network namespaces on a bridge,
+# each with its own address and sshd (tests/controller/lib/netns.sh). PostgreSQL runs on
+# host db, the Brokerage House on bh, the market emulator on mee, and two customer emulators
+# on ce1 and ce2; `./brokerbench run --config FILE` starts them over ssh. Checks:
+#   1. the run completes and every component ran in its own namespace, on that host's address;
+#   2. every host's logs and system monitor samples are in the results directory under its name;
+#   3. the merged report's per-type counts equal the sum of all hosts' mix-log rows;
+#   4. one emulator sends Trade-Cleanup and Data-Maintenance, the other neither;
+#   5. a configuration naming an unreachable host fails within seconds, names the host, and
+#      starts nothing.
+# Skips (prints SKIPPED and why) where namespaces cannot be made: it needs root, as in CI.
+set -euo pipefail
+
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+# shellcheck source=tests/controller/lib/netns.sh
+source "${root}/tests/controller/lib/netns.sh"
+
+if ! reason=$(netns_check); then
+  printf 'SKIPPED: %s\n' "${reason}"
+  exit 0
+fi
+
+data="$(mktemp -d /tmp/bbmultihost.XXXXXX)"
+chmod 0711 "${data}"
+export BB_DATA_DIR="${data}"
+pgdir="${data}/pg-db"
+failures=0
+total=0
+
+cleanup() {
+  if [[ -f "${pgdir}/data/PG_VERSION" ]]; then
+    netns_exec db "${root}/controller/pgcluster" stop "${pgdir}" >/dev/null 2>&1 || true
+  fi
+  netns_teardown
+  rm -rf -- "${data}"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM HUP
+
+check() {
+  local name="$1"; shift
+  total=$((total + 1))
+  if "$@"; then
+    printf 'ok: %s\n' "${name}"
+  else
+    printf 'FAILED: %s\n' "${name}"
+    failures=$((failures + 1))
+  fi
+}
+
+nonempty() { [[ -s "$1" ]]; }
+has_line() { grep -qE -- "$2" "$1"; }
+lacks_line() { ! grep -qE -- "$2" "$1"; }
+
+netns_setup db bh mee ce1 ce2
+netns_start_sshd db bh mee ce1 ce2
+printf 'hosts: db=%s bh=%s mee=%s ce1=%s ce2=%s\n' "$(netns_addr db)" "$(netns_addr bh)" \
+  "$(netns_addr mee)" "$(netns_addr ce1)" "$(netns_addr ce2)"
+
+# PostgreSQL on host db, listening on db's address only, trusting the test's subnet.
+"${root}/controller/pgcluster" init "${pgdir}" --port 5432 --throwaway >/dev/null
+printf "listen_addresses = '%s'\n" "$(netns_addr db)" >>"${pgdir}/data/brokerbench.conf"
+printf 'host all all %s.0/24 trust\n' "${NETNS_NET}" >>"${pgdir}/data/pg_hba.conf"
+netns_exec db "${root}/controller/pgcluster" start "${pgdir}" >/dev/null
+psql "host=${pgdir}/run port=5432 dbname=postgres user=brokerbench" -Xqc 'create database bb' >/dev/null
+conninfo="host=$(netns_addr db) port=5432 dbname=bb user=brokerbench connect_timeout=5"
+
+write_config() {
+  local ce2_host="$1"
+  cat <<CONFIG
+# brokerbench run configuration: the namespace test's five hosts
+[test]
+customers = 1000
+initial_trade_days = 10
+ramp_up = 5s
+duration = 70s
+comment = multi-host namespace test
+
+[database]
+conninfo = ${conninfo}
+host = db
+
+[brokerage_house]
+host = bh
+listen = $(netns_addr bh):30000
+
+[market_emulator]
+host = mee
+listen = $(netns_addr mee):30001
+
+[customer_emulator]
+host = ce1
+users = 3
+
+[customer_emulator]
+host = ${ce2_host}
+users = 3
+
+[ssh]
+options = -F ${NETNS_SSH_CONFIG}
+work_dir = ${data}/work
+CONFIG
+}
+
+# --- 1. a run across five hosts ------------------------------------------------------------
+write_config ce2 >"${data}/run.conf"
+out="${data}/run1.out"
+rc=0
+"${root}/brokerbench" run --config "${data}/run.conf" >"${out}" 2>&1 || rc=$?
+cat "${out}"
+dir="${data}/results/0001"
+check "the run exits 0" test "${rc}" -eq 0
+check "it prints the TRTPS" has_line "${out}" '^ *TRTPS: [0-9]'
+check "it prints the verdict (VALID, or INVALID with reasons in the report)" \
+  has_line "${out}" '^ *Verdict: (VALID|INVALID \([0-9]+ reasons?, see report\))$'
+check "it checked the hosts' clocks" has_line "${dir}/run.log" 'host ce2: clock -?[0-9.]+ ms'
+for h in bh mee ce1 ce2; do
+  check "the component on ${h} ran in ${h}'s namespace" \
+    has_line "$(echo "${dir}"/*/"${h}"/remote-exec.host | cut -d ' ' -f 1)" " $(netns_addr "${h}")/24$"
+done
+check "the Brokerage House listened on bh's address" has_line "${dir}/bh/bh/bh.log" "$(netns_addr bh):30000"
+for h in db bh mee ce1 ce2; do
+  check "system monitor samples from ${h}" test "$(wc -l <"${dir}/sys/${h}/sysstat.csv")" -ge 60
+done
+for f in bh/bh/bh.log mee/mee/mix-mee.csv mee/mee/mee.log ce/ce1/ce.log ce/ce2/ce.log report.txt results.json; do
+  check "results directory has ${f}" nonempty "${dir}/${f}"
+done
+ce1_log=$(echo "${dir}"/ce/ce1/mix-ce-*.csv)
+ce2_log=$(echo "${dir}"/ce/ce2/mix-ce-*.csv)
+check "customer emulator 1 ran Trade-Cleanup" has_line "${ce1_log}" '^[0-9]+,TC,'
+check "customer emulator 1 sent Data-Maintenance" has_line "${ce1_log}" '^[0-9]+,DM,'
+check "customer emulator 2 sent neither" lacks_line "${ce2_log}" '^[0-9]+,(TC|DM),'
+check "customer emulator 2 started after Trade-Cleanup" has_line "${dir}/run.log" 'waiting for Trade-Cleanup'
+
+# The sum of every host's rows in the measurement interval (latest START, earliest STOP over the
+# customer emulators), per type, against the merged report.
+start=$(cat "${ce1_log}" "${ce2_log}" | awk -F, '$2 == "START" && $1 > s { s = $1 } END { print s }')
+stop=$(cat "${ce1_log}" "${ce2_log}" | awk -F, '$2 == "STOP" && (t == "" || $1 < t) { t = $1 } END { print t }')
+raw=$(cat "${ce1_log}" "${ce2_log}" "${dir}"/mee/mee/mix-mee.csv |
+  awk -F, -v s="${start}" -v t="${stop}" 'NF == 8 && length($2) == 2 && $2 != "TC" && $1 >= s && $1 + $5 <= t { n[$2]++ }
+    END { for (c in n) print c, n[c] }' | sort)
+reported=$(perl -MJSON::PP -e '
+  local $/; open my $f, "<", $ARGV[0] or die "$ARGV[0]: $!";
+  my $t = JSON::PP::decode_json(<$f>)->{transactions};
+  for my $c (keys %$t) { print "$c $t->{$c}{rows_in_mi}\n" if $t->{$c}{rows_in_mi} && $c ne "TC" }' \
+  "${dir}/results.json" | sort)
+printf 'all hosts rows:\n%s\nreport:\n%s\n' "${raw}" "${reported}"
+check "the merged report's counts equal the sum of all hosts' rows" test "${raw}" == "${reported}"
+check "both emulators' rows are in it" test "$(grep -c ',TS,' "${ce1_log}")" -gt 0 -a "$(grep -c ',TS,' "${ce2_log}")" -gt 0
+check "no component is left running on any host" test -z "$(for h in bh mee ce1 ce2; do ip netns pids "${NETNS_NS[${h}]}" | while read -r p; do ps -o args= -p "${p}"; done; done | grep bb- || true)"
+
+# --- 2. an unreachable host ---------------------------------------------------------------
+write_config "$(netns_unused_addr)" >"${data}/bad.conf"
+out="${data}/run2.out"
+rc=0
+t0=${SECONDS}
+"${root}/brokerbench" run --config "${data}/bad.conf" >"${out}" 2>&1 || rc=$?
+elapsed=$((SECONDS - t0))
+cat "${out}"
+dir="${data}/results/0002"
+check "a configuration with an unreachable host fails (exit 1)" test "${rc}" -eq 1
+check "... within seconds (${elapsed} s)" test "${elapsed}" -le 20
+check "... naming the host" has_line "${out}" "host $(netns_unused_addr): cannot reach it over ssh"
+check "... and starts nothing" lacks_line "${dir}/run.log" 'start(ing|ed) '
+
+printf '%d of %d checks passed\n' $((total - failures)) "${total}"
+[[ ${failures} -eq 0 ]]
