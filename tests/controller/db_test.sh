@@ -5,11 +5,11 @@
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+# shellcheck source=tests/controller/lib/check.sh
+source "${root}/tests/controller/lib/check.sh"
 data="$(mktemp -d /tmp/bbdbtest.XXXXXX)"
 chmod 0711 "${data}"
 export BB_DATA_DIR="${data}"
-failures=0
-total=0
 
 cleanup() {
   "${root}/brokerbench" db destroy --yes >/dev/null 2>&1 || true
@@ -17,16 +17,6 @@ cleanup() {
 }
 trap cleanup EXIT
 
-check() {
-  local name="$1"; shift
-  total=$((total + 1))
-  if "$@"; then
-    printf 'ok: %s\n' "${name}"
-  else
-    printf 'FAILED: %s\n' "${name}"
-    failures=$((failures + 1))
-  fi
-}
 
 # Live (not zombie) processes whose command line names our data directory.
 live_server_processes() {
@@ -67,5 +57,4 @@ check "destroy refuses without --yes" destroy_refused_without_yes
 check "db destroy --yes" "${root}/brokerbench" db destroy --yes
 check "the cluster directory is gone" test ! -e "${data}/pg"
 
-printf '%d passed, %d failed\n' "$((total - failures))" "${failures}"
-[[ ${failures} -eq 0 ]]
+check_summary

@@ -13,6 +13,8 @@
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+# shellcheck source=tests/controller/lib/check.sh
+source "${root}/tests/controller/lib/check.sh"
 # shellcheck source=tests/controller/lib/netns.sh
 source "${root}/tests/controller/lib/netns.sh"
 
@@ -25,8 +27,6 @@ data="$(mktemp -d /tmp/bbmultihost.XXXXXX)"
 chmod 0711 "${data}"
 export BB_DATA_DIR="${data}"
 pgdir="${data}/pg-db"
-failures=0
-total=0
 
 cleanup() {
   if [[ -f "${pgdir}/data/PG_VERSION" ]]; then
@@ -38,20 +38,7 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM HUP
 
-check() {
-  local name="$1"; shift
-  total=$((total + 1))
-  if "$@"; then
-    printf 'ok: %s\n' "${name}"
-  else
-    printf 'FAILED: %s\n' "${name}"
-    failures=$((failures + 1))
-  fi
-}
 
-nonempty() { [[ -s "$1" ]]; }
-has_line() { grep -qE -- "$2" "$1"; }
-lacks_line() { ! grep -qE -- "$2" "$1"; }
 
 netns_setup db bh mee ce1 ce2
 netns_start_sshd db bh mee ce1 ce2
@@ -164,5 +151,4 @@ check "... within seconds (${elapsed} s)" test "${elapsed}" -le 20
 check "... naming the host" has_line "${out}" "host $(netns_unused_addr): cannot reach it over ssh"
 check "... and starts nothing" lacks_line "${dir}/run.log" 'start(ing|ed) '
 
-printf '%d of %d checks passed\n' $((total - failures)) "${total}"
-[[ ${failures} -eq 0 ]]
+check_summary

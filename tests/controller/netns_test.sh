@@ -14,6 +14,8 @@
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+# shellcheck source=tests/controller/lib/check.sh
+source "${root}/tests/controller/lib/check.sh"
 # shellcheck source=tests/controller/lib/netns.sh
 source "${root}/tests/controller/lib/netns.sh"
 
@@ -22,8 +24,6 @@ if ! reason=$(netns_check); then
   exit 0
 fi
 
-failures=0
-total=0
 teardown_log="$(mktemp /tmp/bbnetnstest.XXXXXX)"
 
 cleanup() {
@@ -36,24 +36,13 @@ trap 'exit 130' INT
 trap 'exit 143' TERM
 trap 'exit 129' HUP
 
-check() {
-  local name="$1"; shift
-  total=$((total + 1))
-  if "$@"; then
-    printf 'ok: %s\n' "${name}"
-  else
-    printf 'FAILED: %s\n' "${name}"
-    failures=$((failures + 1))
-  fi
-}
-
 # A check the rest depends on: stop at once when it fails.
 require() {
-  local failures_before="${failures}"
+  local failures_before="${CHECK_FAILURES}"
   check "$@"
-  if [[ ${failures} -gt ${failures_before} ]]; then
-    printf '%d passed, %d failed (stopped: the other checks need this one)\n' "$((total - failures))" "${failures}"
-    exit 1
+  if [[ ${CHECK_FAILURES} -gt ${failures_before} ]]; then
+    printf 'stopped: the other checks need this one\n'
+    check_summary || exit 1
   fi
 }
 
@@ -212,5 +201,4 @@ check "the temporary directory is gone" test ! -e "${dir}"
 check "a second teardown is quiet and succeeds" quiet_second_teardown
 check "root's ~/.ssh is untouched" test "$(root_ssh_listing)" = "${ssh_before}"
 
-printf '%d passed, %d failed\n' "$((total - failures))" "${failures}"
-[[ ${failures} -eq 0 ]]
+check_summary

@@ -11,12 +11,12 @@
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+# shellcheck source=tests/controller/lib/check.sh
+source "${root}/tests/controller/lib/check.sh"
 data="$(mktemp -d /tmp/bbruntest.XXXXXX)"
 chmod 0711 "${data}"
 export BB_DATA_DIR="${data}"
 results="${data}/results"
-failures=0
-total=0
 
 cleanup() {
   "${root}/brokerbench" db destroy --yes >/dev/null 2>&1 || true
@@ -24,20 +24,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-check() {
-  local name="$1"; shift
-  total=$((total + 1))
-  if "$@"; then
-    printf 'ok: %s\n' "${name}"
-  else
-    printf 'FAILED: %s\n' "${name}"
-    failures=$((failures + 1))
-  fi
-}
 
-nonempty() { [[ -s "$1" ]]; }
-has_line() { grep -qE -- "$2" "$1"; }
-png() { [[ -s "$1" && "$(head -c 8 "$1" | od -An -tx1 | tr -d ' \n')" == 89504e470d0a1a0a ]]; }
 
 # Per-type counts of the mix logs' rows inside the measurement interval, computed here from
 # the raw files: latest START and earliest STOP over the CE logs; a row counts when it starts
@@ -92,7 +79,7 @@ printf 'mix logs:\n%s\nreport:\n%s\n' "${raw}" "${reported}"
 check "the report's counts equal the mix logs' rows" test "${raw}" == "${reported}"
 check "the report counts Trade-Results" has_line <(printf '%s\n' "${reported}") '^TR [1-9]'
 for p in trtps throughput rt-distribution cpu; do
-  check "plot ${p}.png is a non-empty PNG" png "${dir}/plots/${p}.png"
+  check "plot ${p}.png is a non-empty PNG" is_png "${dir}/plots/${p}.png"
 done
 check "results/latest points at the run" test "$(readlink "${results}/latest")" == 0001
 
@@ -150,5 +137,4 @@ check "a database refusing connections fails the run (exit 1)" test "${rc}" -eq 
 check "the failure says so" has_line "${out}" 'the database refuses connections'
 check "... in a new results directory with its log" has_line "${dir}/run.log" 'FAILED: the database refuses'
 
-printf '%d of %d checks passed\n' $((total - failures)) "${total}"
-[[ ${failures} -eq 0 ]]
+check_summary

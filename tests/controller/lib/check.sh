@@ -1,0 +1,30 @@
+# shellcheck shell=bash
+# Assertions for the controller's shell tests: each check prints "ok: NAME" or
+# "FAILED: NAME" and is counted; check_summary prints the tally and fails when any failed.
+# Sourced, never run.
+
+CHECK_TOTAL=0
+CHECK_FAILURES=0
+
+# check NAME COMMAND [ARGS...]: passes when the command succeeds.
+check() {
+  local name="$1"
+  shift
+  CHECK_TOTAL=$((CHECK_TOTAL + 1))
+  if "$@"; then
+    printf 'ok: %s\n' "${name}"
+  else
+    printf 'FAILED: %s\n' "${name}"
+    CHECK_FAILURES=$((CHECK_FAILURES + 1))
+  fi
+}
+
+nonempty() { [[ -s "$1" ]]; }
+has_line() { grep -qE -- "$2" "$1"; }
+lacks_line() { ! grep -qE -- "$2" "$1"; }
+is_png() { [[ -s "$1" && "$(head -c 8 "$1" | od -An -tx1 | tr -d ' \n')" == 89504e470d0a1a0a ]]; }
+
+check_summary() {
+  printf '%d of %d checks passed\n' $((CHECK_TOTAL - CHECK_FAILURES)) "${CHECK_TOTAL}"
+  [[ ${CHECK_FAILURES} -eq 0 ]]
+}
