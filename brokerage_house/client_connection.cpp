@@ -16,8 +16,8 @@ namespace pr = protocol;
 // The read buffer's usual size: many small frames, or the start of a large one (which grows
 // it to the frame's length, bounded by kMaxBodyBytes).
 constexpr std::size_t kReadChunk = 8 * 1024;
-// At most this many queued frames go out in one gathered write.
-constexpr std::size_t kMaxGather = 64;
+// Write buffers beyond this (a large reply) are given back once written.
+constexpr std::size_t kKeepWriteBytes = 64 * 1024;
 
 ClientConnection::ClientConnection(asio::ip::tcp::socket socket, WorkerPool& pool,
                                    WorkerWakeup& wakeup, Stats& stats,
@@ -32,6 +32,7 @@ ClientConnection::ClientConnection(asio::ip::tcp::socket socket, WorkerPool& poo
   auto remote = socket_.remote_endpoint(ec);
   peer_ = ec ? "unknown peer" : fmt::format("{}:{}", remote.address().to_string(), remote.port());
   socket_.set_option(asio::ip::tcp::no_delay(true), ec);
+  socket_.non_blocking(true, ec);  // Write tries a send at once; it must not block
 }
 
 void ClientConnection::Start() {
@@ -173,11 +174,12 @@ void ClientConnection::HandleFrame(const pr::FrameHeader& header, std::span<cons
   }
 }
 
-void ClientConnection::Deliver(uint64_t request_id, pr::Message reply) {
-  asio::post(socket_.get_executor(),
-             [self = shared_from_this(), request_id, reply = std::move(reply)] {
-               self->Reply(request_id, reply);
-             });
+void ClientConnection::Queue(std::span<const uint8_t> frame) {
+  if (!closed_) queued_.insert(queued_.end(), frame.begin(), frame.end());
+}
+
+void ClientConnection::Flush() {
+  if (!closed_ && !writing_ && !queued_.empty()) Write();
 }
 
 void ClientConnection::SendError(uint64_t request_id, pr::ErrorCode code, std::string text) {
@@ -187,52 +189,42 @@ void ClientConnection::SendError(uint64_t request_id, pr::ErrorCode code, std::s
 
 void ClientConnection::Reply(uint64_t request_id, const pr::Message& reply) {
   if (closed_) return;
-  std::vector<uint8_t> buffer;
-  if (!spare_.empty()) {
-    buffer = std::move(spare_.back());
-    spare_.pop_back();
-    buffer.clear();
-  }
-  pr::Writer w(buffer);
-  Status s = pr::EncodeFrame(reply, request_id, w);
-  if (!s.ok()) {
-    // Our own reply broke a protocol limit: a bug on this side. Say so to the client.
-    spdlog::error("client {}: cannot encode the reply to request {}: {}", peer_, request_id,
-                  s.message());
-    w.Truncate(0);
-    std::string text =
-        ("server could not encode its reply: " + s.message()).substr(0, pr::width::kReason);
-    (void)pr::EncodeFrame(pr::ErrorReply{pr::ErrorCode::kInternal, text}, request_id, w);
-  }
-  writes_.push_back(std::move(buffer));
-  if (!writing_) Write();
+  EncodeReply(reply, request_id, queued_);
+  Flush();
 }
 
-// Sends every queued frame (up to kMaxGather) in one gathered write: a connection with many
-// requests in flight (the market emulator's) gets its replies in one system call.
+// Sends every queued frame in one write. The socket is non-blocking, so the send is tried at
+// once: replies usually fit in the socket's buffer, and then need no write operation and no
+// completion handler. What does not fit goes out with async_write.
 void ClientConnection::Write() {
-  if (writes_.empty()) {
+  if (queued_.empty()) {
     writing_ = false;
     if (close_after_write_) CloseNow();
     return;
   }
   writing_ = true;
-  frames_in_write_ = std::min(writes_.size(), kMaxGather);
-  gather_.clear();
-  for (std::size_t i = 0; i < frames_in_write_; ++i) gather_.push_back(asio::buffer(writes_[i]));
-  // A span, not the vector: async_write copies the sequence it is given.
-  std::span<const asio::const_buffer> frames(gather_);
-  asio::async_write(socket_, frames, [self = shared_from_this()](error_code ec, std::size_t) {
-    if (ec) {
-      self->CloseNow();
-      return;
-    }
-    for (std::size_t i = 0; i < self->frames_in_write_; ++i) {
-      if (self->spare_.size() < 8) self->spare_.push_back(std::move(self->writes_.front()));
-      self->writes_.pop_front();
-    }
-    self->Write();
-  });
+  std::swap(queued_, sending_);
+  error_code ec;
+  const std::size_t sent = socket_.write_some(asio::buffer(sending_), ec);
+  if (!ec && sent == sending_.size()) return WriteDone();
+  if (ec && ec != asio::error::would_block) {
+    CloseNow();
+    return;
+  }
+  asio::async_write(socket_, asio::buffer(sending_.data() + sent, sending_.size() - sent),
+                    [self = shared_from_this()](error_code e, std::size_t) {
+                      if (e) {
+                        self->CloseNow();
+                        return;
+                      }
+                      self->WriteDone();
+                    });
+}
+
+void ClientConnection::WriteDone() {
+  sending_.clear();
+  if (sending_.capacity() > kKeepWriteBytes) sending_.shrink_to_fit();
+  Write();
 }
 
 }  // namespace bb::bh

@@ -1,20 +1,20 @@
 // ClientConnection: one client of the Brokerage House (a customer emulator or the market
-// emulator), in the manner of Asio's HTTP server 3 "connection": it reads frames on its own
-// strand, checks each header before allocating its body, answers the hello itself, queues
-// transaction requests for the DB workers, and writes their replies in the order they come.
+// emulator), in the manner of Asio's HTTP server "connection": it reads frames, checks each
+// header before allocating its body, answers the hello itself, queues transaction requests for
+// the DB workers, and writes their replies, encoded by the workers, in the order they come.
 //
 // A bad header leaves the byte stream without framing: the connection answers with an error
 // naming the field and value, then closes. A bad body keeps the framing: the request gets an
 // error reply and the connection goes on. Either way one warning names the peer, and every
 // other client is untouched.
 //
-// Ownership: shared (Asio handlers and queued jobs hold it); the server keeps a weak
-// reference to close it at shutdown. Thread-safety: Deliver from any thread; everything else
-// runs on the connection's strand.
+// Ownership: shared (Asio handlers, queued jobs and queued replies hold it); the server keeps
+// a weak reference to close it at shutdown. Thread-safety: Close from any thread; everything
+// else runs on the server's one I/O thread, which is all the serialisation a connection needs
+// (no strand: see Server).
 #pragma once
 
 #include <atomic>
-#include <deque>
 #include <memory>
 #include <span>
 #include <string>
@@ -66,7 +66,9 @@ class ClientConnection : public ReplyTarget, public std::enable_shared_from_this
   void Start();
   // Closes the connection (from any thread) once the replies already queued are written.
   void Close();
-  void Deliver(uint64_t request_id, protocol::Message reply) override;
+  // A worker's reply (ReplyQueue), on the I/O thread.
+  void Queue(std::span<const uint8_t> frame) override;
+  void Flush() override;
 
  private:
   void ReadMore();
@@ -75,6 +77,7 @@ class ClientConnection : public ReplyTarget, public std::enable_shared_from_this
   void Reply(uint64_t request_id, const protocol::Message& reply);
   void SendError(uint64_t request_id, protocol::ErrorCode code, std::string text);
   void Write();
+  void WriteDone();
   void WarnOnce(const std::string& what);
   void CloseNow();
 
@@ -90,10 +93,11 @@ class ClientConnection : public ReplyTarget, public std::enable_shared_from_this
   std::vector<uint8_t> input_;
   std::size_t input_begin_ = 0;
   std::size_t input_end_ = 0;
-  std::deque<std::vector<uint8_t>> writes_;  // encoded frames waiting to go out
-  std::vector<asio::const_buffer> gather_;   // the frames of the write in progress
-  std::size_t frames_in_write_ = 0;          // how many of writes_ it covers
-  std::vector<std::vector<uint8_t>> spare_;  // sent buffers, reused
+  // Encoded frames: those queued while a write is in progress, and those being written. Every
+  // frame queued goes out in the next write, one system call for many replies when a client
+  // (the market emulator) has many requests in flight. Swapped, so their memory is reused.
+  std::vector<uint8_t> queued_;
+  std::vector<uint8_t> sending_;
   bool writing_ = false;
   bool close_after_write_ = false;
   bool hello_done_ = false;

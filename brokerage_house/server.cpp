@@ -32,8 +32,8 @@ Status Server::Run() {
       requests.clear();
     }
   };
-  auto pool = WorkerPool::Start(options_.workers, options_.queue_capacity, factory_, stats_,
-                                std::move(sink));
+  auto pool = WorkerPool::Start(options_.workers, options_.queue_capacity, factory_, replies_,
+                                stats_, std::move(sink));
   if (!pool.ok()) return pool.status();
   pool_ = std::move(pool).value();
   wakeup_ = std::make_unique<WorkerWakeup>(io_, *pool_);
@@ -81,20 +81,20 @@ void Server::Stop() {
 }
 
 void Server::Accept() {
-  acceptor_.async_accept(asio::make_strand(io_),
-                         [this](error_code ec, asio::ip::tcp::socket socket) {
-                           if (!acceptor_.is_open()) return;
-                           if (!ec) {
-                             auto client = std::make_shared<ClientConnection>(
-                                 std::move(socket), *pool_, *wakeup_, stats_, options_.identity);
-                             client->Start();
-                             std::erase_if(clients_, [](const auto& w) { return w.expired(); });
-                             clients_.push_back(client);
-                           } else {
-                             spdlog::warn("accept failed: {}", ec.message());
-                           }
-                           Accept();
-                         });
+  // The socket gets the acceptor's executor, io_'s own: no strand (see the class comment).
+  acceptor_.async_accept([this](error_code ec, asio::ip::tcp::socket socket) {
+    if (!acceptor_.is_open()) return;
+    if (!ec) {
+      auto client = std::make_shared<ClientConnection>(std::move(socket), *pool_, *wakeup_, stats_,
+                                                       options_.identity);
+      client->Start();
+      std::erase_if(clients_, [](const auto& w) { return w.expired(); });
+      clients_.push_back(client);
+    } else {
+      spdlog::warn("accept failed: {}", ec.message());
+    }
+    Accept();
+  });
 }
 
 void Server::Summary() {

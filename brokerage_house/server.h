@@ -1,7 +1,13 @@
 // Server: wires the Brokerage House together (Asio's HTTP server 3 "server"): an acceptor on
 // one I/O thread that never blocks, a ClientConnection per client, the WorkerPool of DB
-// workers, the MarketClient, a periodic summary line, and a graceful stop on SIGTERM/SIGINT:
-// stop accepting, serve what is queued, deliver the replies, close.
+// workers with the WorkerWakeup and ReplyQueue that carry requests to them and replies back,
+// the MarketClient, a periodic summary line, and a graceful stop on SIGTERM/SIGINT: stop
+// accepting, serve what is queued, deliver the replies, close.
+//
+// The io_context runs on one thread only (Run's), so its handlers never run concurrently:
+// connections need no strand of their own (Asio calls this an implicit strand), which saves
+// a strand hand-off on every read, write and reply. Other threads reach a connection only
+// through io_ (ReplyQueue, Close).
 //
 // Ownership: owns everything it starts. Thread-safety: Run on one thread; Stop from any.
 #pragma once
@@ -15,6 +21,7 @@
 
 #include "brokerage_house/client_connection.h"
 #include "brokerage_house/market_client.h"
+#include "brokerage_house/reply_queue.h"
 #include "brokerage_house/stats.h"
 #include "brokerage_house/worker_pool.h"
 #include "common/util/asio.h"
@@ -56,7 +63,8 @@ class Server {
   ServerOptions options_;
   HandlerFactory factory_;
   Stats stats_;
-  asio::io_context io_;
+  asio::io_context io_{1};  // run by one thread (the concurrency hint says so to Asio)
+  ReplyQueue replies_{io_};
   asio::ip::tcp::acceptor acceptor_;
   asio::signal_set signals_;
   asio::steady_timer summary_timer_;

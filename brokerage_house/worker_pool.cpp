@@ -1,16 +1,22 @@
 #include "brokerage_house/worker_pool.h"
 
 #include <algorithm>
+#include <chrono>
 #include <type_traits>
 
 #include "common/util/clock.h"
 
 namespace bb::bh {
 
+// About what waking a sleeping worker costs before it runs: a futex call and a context switch,
+// and on a busy machine a wait for a core. Jobs quicker than this are not worth a wake-up each.
+constexpr std::size_t kWakeNanos = 50'000;
+
 Result<std::unique_ptr<WorkerPool>> WorkerPool::Start(int workers, std::size_t capacity,
-                                                      const HandlerFactory& factory, Stats& stats,
+                                                      const HandlerFactory& factory,
+                                                      ReplyQueue& replies, Stats& stats,
                                                       MarketSink market) {
-  std::unique_ptr<WorkerPool> pool(new WorkerPool(capacity, stats, std::move(market)));
+  std::unique_ptr<WorkerPool> pool(new WorkerPool(capacity, replies, stats, std::move(market)));
   for (int i = 0; i < workers; ++i) {
     auto handler = factory();
     if (!handler.ok()) return handler.status().WithContext("starting DB worker");
@@ -27,7 +33,7 @@ WorkerPool::~WorkerPool() { Stop(); }
 bool WorkerPool::Submit(Job&& job) {
   {
     std::lock_guard lock(mutex_);
-    if (stopping_ || queue_.size() >= capacity_ + sleeping_) return false;
+    if (stopping_ || Queued() >= capacity_ + (handlers_.size() - busy_)) return false;
     queue_.push_back(std::move(job));
   }
   stats_.queue_depth.fetch_add(1, std::memory_order_relaxed);
@@ -35,18 +41,35 @@ bool WorkerPool::Submit(Job&& job) {
 }
 
 void WorkerPool::WakeWorkers() {
-  std::size_t wake = 0, sleeping = 0;
+  std::size_t wake = 0;
   {
     std::lock_guard lock(mutex_);
-    sleeping = sleeping_;
-    wake = std::min(queue_.size(), sleeping_);
+    const std::size_t queued = Queued();
+    if (queued == 0) return;
+    const auto job = static_cast<std::size_t>(job_nanos_.load(std::memory_order_relaxed));
+    const bool quick = job <= kWakeNanos;
+    // Workers to finish the queue within about one wake-up; at least one.
+    const std::size_t needed =
+        quick ? std::clamp<std::size_t>((queued * job + kWakeNanos - 1) / kWakeNanos, 1, queued)
+              : queued;
+    if (needed <= woken_) return;  // as many wake-ups are on their way
+    wake = std::min(needed - woken_, sleeping_ - woken_);
+    woken_ += wake;
   }
-  if (wake == 0) return;
-  if (wake == sleeping) {
-    ready_.notify_all();
-  } else {
-    for (std::size_t i = 0; i < wake; ++i) ready_.notify_one();
+  for (std::size_t i = 0; i < wake; ++i) ready_.notify_one();
+}
+
+Job WorkerPool::Pop() {
+  Job job = std::move(queue_[head_++]);
+  if (head_ == queue_.size()) {
+    queue_.clear();  // keeps the memory
+    head_ = 0;
+  } else if (head_ >= 1024 && head_ * 2 >= queue_.size()) {
+    // A queue that never drains (a backlog): drop the taken half now and then.
+    queue_.erase(queue_.begin(), queue_.begin() + static_cast<std::ptrdiff_t>(head_));
+    head_ = 0;
   }
+  return job;
 }
 
 void WorkerPool::Stop() {
@@ -81,25 +104,46 @@ static const protocol::ReplyStatus* StatusOf(const protocol::Message& reply) {
       reply);
 }
 
+void WorkerPool::Serve(Handler& handler, Job& job, HandlerResult& result,
+                       std::vector<uint8_t>& frame) {
+  stats_.queue_depth.fetch_sub(1, std::memory_order_relaxed);
+  const auto start = std::chrono::steady_clock::now();
+  handler.Handle(job.request, result);
+  const int64_t nanos =
+      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start)
+          .count();
+  // Two workers may race here and lose an update: it is an estimate.
+  const int64_t average = job_nanos_.load(std::memory_order_relaxed);
+  job_nanos_.store(average + (nanos - average) / 8, std::memory_order_relaxed);
+  StampServerTime(result.reply, MonotonicMicros() - job.received_micros);
+  if (const auto* status = StatusOf(result.reply)) stats_.Count(job.type, *status);
+  frame.clear();
+  EncodeReply(result.reply, job.request_id, frame);
+  replies_.Push(std::move(job.target), frame);
+  if (!result.to_market.empty() && market_) market_(result.to_market);
+}
+
 void WorkerPool::Work(Handler& handler) {
   HandlerResult result;
+  std::vector<uint8_t> frame;  // the encoded reply, reused
+  std::unique_lock lock(mutex_);
   for (;;) {
-    Job job;
-    {
-      std::unique_lock lock(mutex_);
+    if (Queued() == 0) {
+      if (stopping_) return;  // stopping and drained
       ++sleeping_;
-      ready_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
+      ready_.wait(lock, [&] { return woken_ > 0 || stopping_; });
       --sleeping_;
-      if (queue_.empty()) return;  // stopping and drained
-      job = std::move(queue_.front());
-      queue_.pop_front();
+      if (woken_ > 0) --woken_;
+      continue;
     }
-    stats_.queue_depth.fetch_sub(1, std::memory_order_relaxed);
-    handler.Handle(job.request, result);
-    StampServerTime(result.reply, MonotonicMicros() - job.received_micros);
-    if (const auto* status = StatusOf(result.reply)) stats_.Count(job.type, *status);
-    job.target->Deliver(job.request_id, std::move(result.reply));
-    if (!result.to_market.empty() && market_) market_(result.to_market);
+    {
+      Job job = Pop();
+      ++busy_;
+      lock.unlock();
+      Serve(handler, job, result, frame);
+    }
+    lock.lock();
+    --busy_;
   }
 }
 

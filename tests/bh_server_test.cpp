@@ -324,6 +324,54 @@ TEST(BrokerageHouse, SaysOverloadedWhenTheQueueIsFullAndAnswersTheRestOnStop) {
   EXPECT_TRUE(server.status().ok()) << server.status().message();
 }
 
+// A handler as slow as a database transaction that counts how many of it run at once.
+class SlowHandler : public bh::Handler {
+ public:
+  SlowHandler(std::atomic<int>& running, std::atomic<int>& most) : running_(running), most_(most) {}
+  void Handle(const pr::Message&, bh::HandlerResult& out) override {
+    const int now = ++running_;
+    int most = most_.load();
+    while (now > most && !most_.compare_exchange_weak(most, now)) {
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    --running_;
+    out.to_market.clear();
+    out.reply.emplace<pr::TradeStatusOutput>();
+  }
+
+ private:
+  std::atomic<int>& running_;
+  std::atomic<int>& most_;
+};
+
+// The pool wakes one worker for a burst of quick jobs; slow ones must still get a worker each.
+TEST(BrokerageHouse, SlowRequestsArrivingTogetherRunInParallel) {
+  std::atomic<int> running{0}, most{0};
+  bh::ServerOptions options;
+  options.workers = 2;
+  RunningServer server(options, [&] {
+    return Result<std::unique_ptr<bh::Handler>>(std::make_unique<SlowHandler>(running, most));
+  });
+  auto c = server.Client();
+  // One at a time first, so the pool has measured how long a job takes.
+  for (int i = 0; i < 20; ++i)
+    ASSERT_TRUE(Holds<pr::TradeStatusOutput>(c->Call(pr::TradeStatusInput{})));
+  ASSERT_EQ(most.load(), 1);  // one client, one request at a time
+  std::vector<uint8_t> bytes;
+  pr::Writer w(bytes);
+  for (uint64_t id = 1; id <= 2; ++id)
+    ASSERT_TRUE(pr::EncodeFrame(pr::TradeStatusInput{}, id, w).ok());
+  for (int round = 0; round < 5; ++round) {
+    ASSERT_TRUE(c->SendRaw(bytes).ok());
+    for (int i = 0; i < 2; ++i) {
+      auto f = c->ReadFrame();
+      ASSERT_TRUE(f.ok()) << f.status().message();
+      EXPECT_TRUE(std::holds_alternative<pr::TradeStatusOutput>(f->message));
+    }
+  }
+  EXPECT_EQ(most.load(), 2);
+}
+
 TEST(BrokerageHouse, AnUnreachableMarketDoesNotSlowCustomerTransactions) {
   bh::ServerOptions options;
   options.market = HostPort{"127.0.0.1", 1};  // nothing listens there
