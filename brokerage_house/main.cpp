@@ -76,19 +76,10 @@ Result<Options> Parse(int argc, char** argv) {
   Options o;
   o.server.workers = static_cast<int>(2 * std::max(1u, std::thread::hardware_concurrency()));
   o.server.identity = {"bb-brokerage-house 0.1.0", 1000, 500, 10};
-  for (int i = 1; i < argc; ++i) {
-    std::string arg = argv[i];
-    auto value = [&]() -> Result<std::string> {
-      if (i + 1 >= argc) return Status::InvalidArgument(arg + ": needs a value");
-      return std::string(argv[++i]);
-    };
-    auto number = [&](int64_t min, int64_t max) -> Result<int64_t> {
-      auto v = value();
-      if (!v.ok()) return v.status();
-      return bb::ParseInt(arg, *v, min, max);
-    };
+  for (bb::Args args(argc, argv); args.Next();) {
+    const std::string& arg = args.option();
     if (arg == "--listen" || arg == "--market") {
-      auto v = value();
+      auto v = args.Value();
       if (!v.ok()) return v.status();
       auto hp = arg == "--listen" ? ParseListen(arg, *v) : bb::ParseHostPort(arg, *v);
       if (!hp.ok()) return hp.status();
@@ -99,7 +90,7 @@ Result<Options> Parse(int argc, char** argv) {
       }
     } else if (arg == "--db" || arg == "--log-file" || arg == "--log-level" ||
                arg == "--port-file") {
-      auto v = value();
+      auto v = args.Value();
       if (!v.ok()) return v.status();
       (arg == "--db"          ? o.conninfo
        : arg == "--log-file"  ? o.log_file
@@ -109,7 +100,7 @@ Result<Options> Parse(int argc, char** argv) {
       o.no_db = true;
     } else if (arg == "--workers" || arg == "--queue" || arg == "--market-connections" ||
                arg == "--max-retries" || arg == "--summary-seconds") {
-      auto n = number(arg == "--max-retries" || arg == "--summary-seconds" ? 0 : 1,
+      auto n = args.Number(arg == "--max-retries" || arg == "--summary-seconds" ? 0 : 1,
                       arg == "--queue" ? 10'000'000 : 100'000);
       if (!n.ok()) return n.status();
       if (arg == "--workers") o.server.workers = static_cast<int>(*n);
@@ -118,7 +109,7 @@ Result<Options> Parse(int argc, char** argv) {
       if (arg == "--max-retries") o.max_retries = static_cast<int>(*n);
       if (arg == "--summary-seconds") o.server.summary_seconds = static_cast<int>(*n);
     } else if (arg == "--customers" || arg == "--scale-factor" || arg == "--initial-trade-days") {
-      auto n = number(1, arg == "--customers" ? 1'000'000'000 : 100'000);
+      auto n = args.Number(1, arg == "--customers" ? 1'000'000'000 : 100'000);
       if (!n.ok()) return n.status();
       o.sizing_given = true;
       auto& id = o.server.identity;
@@ -138,15 +129,7 @@ Result<Options> Parse(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (bb::WantsHelp(argc, argv)) {
-    fmt::print("{}", kUsage);
-    return 0;
-  }
-  auto options = Parse(argc, argv);
-  if (!options.ok()) {
-    return bb::Fail("bb-brokerage-house", options.status(), 2);
-  }
-  Options o = std::move(options).value();
+  Options o = bb::ParseCommandLine(argc, argv, "bb-brokerage-house", kUsage, Parse);
   auto logger = bb::SetUpLogging("bh", o.log_level, o.log_file);
   if (!logger.ok()) {
     return bb::Fail("bb-brokerage-house", logger.status(), 2);

@@ -58,25 +58,21 @@ struct Options {
 
 Result<Options> Parse(int argc, char** argv) {
   Options o;
-  for (int i = 1; i < argc; ++i) {
-    std::string arg = argv[i];
-    auto value = [&]() -> Result<std::string> {
-      if (i + 1 >= argc) return Status::InvalidArgument(arg + ": needs a value");
-      return std::string(argv[++i]);
-    };
+  for (bb::Args args(argc, argv); args.Next();) {
+    const std::string& arg = args.option();
     if (arg == "--all") {
       o.all = true;
     } else if (arg == "--show" || arg == "--brief") {
       o.show = arg == "--show" ? 1 : 0;
     } else if (arg == "--count" || arg == "--seed") {
-      auto v = value();
+      auto v = args.Value();
       if (!v.ok()) return v.status();
       auto n =
           bb::ParseInt(arg, *v, arg == "--count" ? 1 : 0, arg == "--count" ? 1'000'000 : INT64_MAX);
       if (!n.ok()) return n.status();
       (arg == "--count" ? o.count : o.seed) = *n;
     } else if (arg == "--db" || arg == "--report") {
-      auto v = value();
+      auto v = args.Value();
       if (!v.ok()) return v.status();
       (arg == "--db" ? o.conninfo : o.report) = *v;
     } else {
@@ -120,15 +116,7 @@ bool Intended(const bb::bh::TxnSample& s) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (bb::WantsHelp(argc, argv)) {
-    fmt::print("{}", kUsage);
-    return 0;
-  }
-  auto parsed = Parse(argc, argv);
-  if (!parsed.ok()) {
-    return bb::Fail("bb-txn", parsed.status(), 2);
-  }
-  Options o = std::move(parsed).value();
+  Options o = bb::ParseCommandLine(argc, argv, "bb-txn", kUsage, Parse);
   if (o.all) {
     o.types = {TransactionType::kBrokerVolume,   TransactionType::kCustomerPosition,
                TransactionType::kMarketWatch,    TransactionType::kSecurityDetail,

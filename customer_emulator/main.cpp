@@ -61,30 +61,21 @@ struct Options {
 Result<Options> Parse(int argc, char** argv) {
   Options o;
   auto& e = o.emulator;
-  for (int i = 1; i < argc; ++i) {
-    std::string arg = argv[i];
-    auto value = [&]() -> Result<std::string> {
-      if (i + 1 >= argc) return Status::InvalidArgument(arg + ": needs a value");
-      return std::string(argv[++i]);
-    };
-    auto number = [&](int64_t min, int64_t max) -> Result<int64_t> {
-      auto v = value();
-      if (!v.ok()) return v.status();
-      return bb::ParseInt(arg, *v, min, max);
-    };
+  for (bb::Args args(argc, argv); args.Next();) {
+    const std::string& arg = args.option();
     auto duration = [&](int64_t max_seconds) -> Result<int64_t> {
-      auto v = value();
+      auto v = args.Value();
       if (!v.ok()) return v.status();
       return bb::ParseDurationSeconds(arg, *v, 0, max_seconds);
     };
     if (arg == "--bh") {
-      auto v = value();
+      auto v = args.Value();
       if (!v.ok()) return v.status();
       auto hp = bb::ParseHostPort(arg, *v);
       if (!hp.ok()) return hp.status();
       e.bh = *hp;
     } else if (arg == "--customers" || arg == "--scale-factor" || arg == "--initial-trade-days") {
-      auto n = number(1, arg == "--customers"      ? bb::workload::kMaxCustomers
+      auto n = args.Number(1, arg == "--customers"      ? bb::workload::kMaxCustomers
                          : arg == "--scale-factor" ? bb::workload::kMaxScaleFactor
                                                    : bb::workload::kMaxInitialTradeDays);
       if (!n.ok()) return n.status();
@@ -92,7 +83,7 @@ Result<Options> Parse(int argc, char** argv) {
        : arg == "--scale-factor" ? e.sizing.scale_factor
                                  : e.sizing.initial_trade_days) = *n;
     } else if (arg == "--users" || arg == "--connections" || arg == "--progress-seconds") {
-      auto n = number(arg == "--progress-seconds" ? 0 : 1, arg == "--users"         ? 1'000'000
+      auto n = args.Number(arg == "--progress-seconds" ? 0 : 1, arg == "--users"         ? 1'000'000
                                                            : arg == "--connections" ? 4096
                                                                                     : 3600);
       if (!n.ok()) return n.status();
@@ -100,11 +91,11 @@ Result<Options> Parse(int argc, char** argv) {
        : arg == "--connections" ? e.connections
                                 : e.progress_seconds) = static_cast<int>(*n);
     } else if (arg == "--seed") {
-      auto n = number(0, INT64_MAX);
+      auto n = args.Number(0, INT64_MAX);
       if (!n.ok()) return n.status();
       e.seed = static_cast<uint64_t>(*n);
     } else if (arg == "--partition-first" || arg == "--partition-customers") {
-      auto n = number(1, bb::workload::kMaxCustomers);
+      auto n = args.Number(1, bb::workload::kMaxCustomers);
       if (!n.ok()) return n.status();
       (arg == "--partition-first" ? e.partition_first : e.partition_customers) = *n;
     } else if (arg == "--ramp-up" || arg == "--duration" || arg == "--stop-wait") {
@@ -113,13 +104,13 @@ Result<Options> Parse(int argc, char** argv) {
       std::chrono::milliseconds ms = std::chrono::seconds(*s);
       (arg == "--ramp-up" ? e.ramp_up : arg == "--duration" ? e.duration : e.stop_wait) = ms;
     } else if (arg == "--pacing") {
-      auto v = value();
+      auto v = args.Value();
       if (!v.ok()) return v.status();
       auto seconds = bb::ParseDouble(arg, *v, 0, 3600);
       if (!seconds.ok()) return seconds.status();
       e.pacing = std::chrono::microseconds(static_cast<int64_t>(*seconds * 1e6));
     } else if (arg == "--out" || arg == "--mix-log" || arg == "--log-level") {
-      auto v = value();
+      auto v = args.Value();
       if (!v.ok()) return v.status();
       (arg == "--out" ? o.out_dir : arg == "--mix-log" ? e.mix_log : o.log_level) = *v;
     } else if (arg == "--no-trade-cleanup") {
@@ -145,15 +136,7 @@ Result<Options> Parse(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (bb::WantsHelp(argc, argv)) {
-    fmt::print("{}", kUsage);
-    return 0;
-  }
-  auto options = Parse(argc, argv);
-  if (!options.ok()) {
-    return bb::Fail("bb-customer-emulator", options.status(), 2);
-  }
-  Options o = std::move(options).value();
+  Options o = bb::ParseCommandLine(argc, argv, "bb-customer-emulator", kUsage, Parse);
   auto logger = bb::SetUpLogging("ce", o.log_level);
   if (!logger.ok()) {
     return bb::Fail("bb-customer-emulator", logger.status(), 2);

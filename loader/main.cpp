@@ -62,28 +62,19 @@ struct Options {
 Result<Options> ParseOptions(int argc, char** argv) {
   Options o;
   o.jobs = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  for (int i = 1; i < argc; ++i) {
-    std::string arg = argv[i];
-    auto value = [&]() -> Result<std::string> {
-      if (i + 1 >= argc) return Status::InvalidArgument(arg + ": needs a value");
-      return std::string(argv[++i]);
-    };
-    auto number = [&](int64_t min, int64_t max) -> Result<int64_t> {
-      auto v = value();
-      if (!v.ok()) return v.status();
-      return bb::ParseInt(arg, *v, min, max);
-    };
+  for (bb::Args args(argc, argv); args.Next();) {
+    const std::string& arg = args.option();
     if (arg == "--customers" || arg == "--initial-trade-days" || arg == "--scale-factor" ||
         arg == "--jobs") {
       // Range errors for sizing come from Sizing::Validate, which knows the rules.
-      auto n = number(arg == "--jobs" ? 1 : INT64_MIN, arg == "--jobs" ? 256 : INT64_MAX);
+      auto n = args.Number(arg == "--jobs" ? 1 : INT64_MIN, arg == "--jobs" ? 256 : INT64_MAX);
       if (!n.ok()) return n.status();
       if (arg == "--customers") o.sizing.customers = *n;
       if (arg == "--initial-trade-days") o.sizing.initial_trade_days = *n;
       if (arg == "--scale-factor") o.sizing.scale_factor = *n;
       if (arg == "--jobs") o.jobs = static_cast<int>(*n);
     } else if (arg == "--db" || arg == "--flat-dir" || arg == "--report") {
-      auto v = value();
+      auto v = args.Value();
       if (!v.ok()) return v.status();
       if (v->empty()) return Status::InvalidArgument(arg + ": needs a non-empty value");
       (arg == "--db" ? o.conninfo : arg == "--flat-dir" ? o.flat_dir : o.report) = *v;
@@ -211,15 +202,7 @@ Status WriteReport(const std::string& path, const bb::loader::LoadOptions& lo,
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (bb::WantsHelp(argc, argv)) {
-    fmt::print("{}", kUsage);
-    return 0;
-  }
-  auto options = ParseOptions(argc, argv);
-  if (!options.ok()) {
-    return bb::Fail("bb-loader", options.status(), 2);
-  }
-  const Options& o = *options;
+  const Options o = bb::ParseCommandLine(argc, argv, "bb-loader", kUsage, ParseOptions);
   if (o.check) return Check(o);
 
   bb::loader::LoadOptions lo{o.sizing, o.conninfo, o.jobs, o.drop, o.flat_dir};

@@ -278,15 +278,8 @@ class Load {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (bb::WantsHelp(argc, argv)) {
-    fmt::print("{}", kUsage);
-    return 0;
-  }
-  auto options = Parse(argc, argv);
-  if (!options.ok()) {
-    return bb::Fail("bb-mee-load", options.status(), 2);
-  }
-  Load load(*options);
+  const Options options = bb::ParseCommandLine(argc, argv, "bb-mee-load", kUsage, Parse);
+  Load load(options);
   Status s = load.Run();
   load.Report();
   if (!s.ok()) {

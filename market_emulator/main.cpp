@@ -72,26 +72,17 @@ Result<bb::HostPort> ParseListen(std::string_view option, std::string_view text)
 Result<Options> Parse(int argc, char** argv) {
   Options o;
   o.emulator.sizing = {.customers = 1000, .scale_factor = 500, .initial_trade_days = 10};
-  for (int i = 1; i < argc; ++i) {
-    std::string arg = argv[i];
-    auto value = [&]() -> Result<std::string> {
-      if (i + 1 >= argc) return Status::InvalidArgument(arg + ": needs a value");
-      return std::string(argv[++i]);
-    };
-    auto number = [&](int64_t min, int64_t max) -> Result<int64_t> {
-      auto v = value();
-      if (!v.ok()) return v.status();
-      return bb::ParseInt(arg, *v, min, max);
-    };
+  for (bb::Args args(argc, argv); args.Next();) {
+    const std::string& arg = args.option();
     if (arg == "--listen" || arg == "--bh") {
-      auto v = value();
+      auto v = args.Value();
       if (!v.ok()) return v.status();
       auto hp = arg == "--listen" ? ParseListen(arg, *v) : bb::ParseHostPort(arg, *v);
       if (!hp.ok()) return hp.status();
       (arg == "--listen" ? o.emulator.listen : o.emulator.bh) = *hp;
     } else if (arg == "--port-file" || arg == "--bh-port-file" || arg == "--out" ||
                arg == "--log-file" || arg == "--log-level") {
-      auto v = value();
+      auto v = args.Value();
       if (!v.ok()) return v.status();
       (arg == "--port-file"      ? o.emulator.port_file
        : arg == "--bh-port-file" ? o.emulator.bh_port_file
@@ -99,25 +90,25 @@ Result<Options> Parse(int argc, char** argv) {
        : arg == "--log-file"     ? o.log_file
                                  : o.log_level) = *v;
     } else if (arg == "--delivery-connections" || arg == "--max-in-flight") {
-      auto n = number(1, 1024);
+      auto n = args.Number(1, 1024);
       if (!n.ok()) return n.status();
       (arg == "--delivery-connections" ? o.emulator.delivery_connections
                                        : o.emulator.max_in_flight) = static_cast<int>(*n);
     } else if (arg == "--summary-seconds" || arg == "--drain-seconds") {
-      auto n = number(0, 3600);
+      auto n = args.Number(0, 3600);
       if (!n.ok()) return n.status();
       (arg == "--summary-seconds" ? o.emulator.summary_seconds : o.emulator.drain_seconds) =
           static_cast<int>(*n);
     } else if (arg == "--max-pending") {
-      auto n = number(1, 100'000'000);
+      auto n = args.Number(1, 100'000'000);
       if (!n.ok()) return n.status();
       o.emulator.max_pending = static_cast<size_t>(*n);
     } else if (arg == "--seed") {
-      auto n = number(0, INT64_MAX);
+      auto n = args.Number(0, INT64_MAX);
       if (!n.ok()) return n.status();
       o.emulator.seed = static_cast<uint64_t>(*n);
     } else if (arg == "--customers" || arg == "--scale-factor" || arg == "--initial-trade-days") {
-      auto n = number(1, bb::workload::kMaxCustomers);
+      auto n = args.Number(1, bb::workload::kMaxCustomers);
       if (!n.ok()) return n.status();
       auto& s = o.emulator.sizing;
       (arg == "--customers"      ? s.customers
@@ -139,15 +130,7 @@ Result<Options> Parse(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (bb::WantsHelp(argc, argv)) {
-    fmt::print("{}", kUsage);
-    return 0;
-  }
-  auto options = Parse(argc, argv);
-  if (!options.ok()) {
-    return bb::Fail("bb-market-emulator", options.status(), 2);
-  }
-  Options o = std::move(options).value();
+  Options o = bb::ParseCommandLine(argc, argv, "bb-market-emulator", kUsage, Parse);
   auto logger = bb::SetUpLogging("mee", o.log_level, o.log_file);
   if (!logger.ok()) {
     return bb::Fail("bb-market-emulator", logger.status(), 2);

@@ -15,6 +15,23 @@ Status Invalid(std::string_view option, std::string_view text, std::string_view 
 
 }  // namespace
 
+bool Args::Next() {
+  if (++i_ >= argc_) return false;
+  option_ = argv_[i_];
+  return true;
+}
+
+Result<std::string> Args::Value() {
+  if (i_ + 1 >= argc_) return Status::InvalidArgument(option_ + ": needs a value");
+  return std::string(argv_[++i_]);
+}
+
+Result<int64_t> Args::Number(int64_t min, int64_t max) {
+  auto v = Value();
+  if (!v.ok()) return v.status();
+  return ParseInt(option_, *v, min, max);
+}
+
 bool WantsHelp(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     std::string_view arg = argv[i];
@@ -22,6 +39,8 @@ bool WantsHelp(int argc, char** argv) {
   }
   return false;
 }
+
+void PrintUsage(std::string_view usage) { fmt::print("{}", usage); }
 
 int Fail(std::string_view program, const Status& status, int exit_code) {
   fmt::print(stderr, "{}: {}\n", program, status.message());

@@ -78,6 +78,25 @@ TEST(WantsHelp, FindsHelpAnywhereAndNothingElse) {
   EXPECT_FALSE(WantsHelp(3, const_cast<char**>(without)));
 }
 
+TEST(Args, WalksOptionsAndTakesTheirValues) {
+  const char* argv[] = {"prog", "--all", "--users", "12", "--seed", "x", "--out"};
+  Args args(7, const_cast<char**>(argv));
+  ASSERT_TRUE(args.Next());
+  EXPECT_EQ(args.option(), "--all");
+  ASSERT_TRUE(args.Next());
+  EXPECT_EQ(args.option(), "--users");
+  auto users = args.Number(1, 100);
+  ASSERT_TRUE(users.ok());
+  EXPECT_EQ(*users, 12);
+  ASSERT_TRUE(args.Next());  // past the value "12", to "--seed"
+  EXPECT_EQ(args.option(), "--seed");
+  EXPECT_EQ(args.Number(0, 10).status().message(), "--seed: 'x' is not a whole number");
+  ASSERT_TRUE(args.Next());
+  EXPECT_EQ(args.option(), "--out");
+  EXPECT_EQ(args.Value().status().message(), "--out: needs a value");
+  EXPECT_FALSE(args.Next());
+}
+
 TEST(Fail, PrintsTheProgramAndTheMessageAndReturnsTheCode) {
   ::testing::internal::CaptureStderr();
   int code = Fail("bb-test", Status::InvalidArgument("--jobs: '0' is not in the range 1 to 64"), 2);
