@@ -35,6 +35,22 @@ ensure_db_os_user() {
     die "cannot create the system user '${BB_DB_OS_USER}' that runs PostgreSQL"
 }
 
+# Creates the next numbered directory under PARENT (0001, 0002, ...) and prints its absolute
+# path. Never reuses one: mkdir fails when another run took the number first, and then the
+# next number is tried.
+make_numbered_dir() {
+  local parent="$1" last n
+  mkdir -p "${parent}" || die "cannot create ${parent}"
+  last=$(find "${parent}" -mindepth 1 -maxdepth 1 -type d -regex '.*/[0-9][0-9][0-9][0-9]+' \
+    -printf '%f\n' | sort -n | tail -n 1)
+  n=$((10#${last:-0} + 1))
+  while ! mkdir "${parent}/$(printf '%04d' "${n}")" 2>/dev/null; do
+    n=$((n + 1))
+    ((n < 100000)) || die "cannot create a numbered directory under ${parent}"
+  done
+  (cd "${parent}/$(printf '%04d' "${n}")" && pwd)
+}
+
 # The PostgreSQL server binaries (initdb, pg_ctl, postgres). Debian keeps them off PATH.
 pg_bindir() {
   if [[ -n "${BB_PG_BINDIR:-}" ]]; then
