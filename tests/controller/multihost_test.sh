@@ -15,6 +15,8 @@ set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 # shellcheck source=tests/controller/lib/check.sh
 source "${root}/tests/controller/lib/check.sh"
+# shellcheck source=tests/controller/lib/results.sh
+source "${root}/tests/controller/lib/results.sh"
 # shellcheck source=tests/controller/lib/netns.sh
 source "${root}/tests/controller/lib/netns.sh"
 
@@ -120,18 +122,9 @@ check "customer emulator 1 sent Data-Maintenance" has_line "${ce1_log}" '^[0-9]+
 check "customer emulator 2 sent neither" lacks_line "${ce2_log}" '^[0-9]+,(TC|DM),'
 check "customer emulator 2 started after Trade-Cleanup" has_line "${dir}/run.log" 'waiting for Trade-Cleanup'
 
-# The sum of every host's rows in the measurement interval (latest START, earliest STOP over the
-# customer emulators), per type, against the merged report.
-start=$(cat "${ce1_log}" "${ce2_log}" | awk -F, '$2 == "START" && $1 > s { s = $1 } END { print s }')
-stop=$(cat "${ce1_log}" "${ce2_log}" | awk -F, '$2 == "STOP" && (t == "" || $1 < t) { t = $1 } END { print t }')
-raw=$(cat "${ce1_log}" "${ce2_log}" "${dir}"/mee/mee/mix-mee.csv |
-  awk -F, -v s="${start}" -v t="${stop}" 'NF == 8 && length($2) == 2 && $2 != "TC" && $1 >= s && $1 + $5 <= t { n[$2]++ }
-    END { for (c in n) print c, n[c] }' | sort)
-reported=$(perl -MJSON::PP -e '
-  local $/; open my $f, "<", $ARGV[0] or die "$ARGV[0]: $!";
-  my $t = JSON::PP::decode_json(<$f>)->{transactions};
-  for my $c (keys %$t) { print "$c $t->{$c}{rows_in_mi}\n" if $t->{$c}{rows_in_mi} && $c ne "TC" }' \
-  "${dir}/results.json" | sort)
+# The sum of every host's rows in the measurement interval, per type, against the merged report.
+raw=$(raw_counts "${dir}")
+reported=$(report_counts "${dir}")
 printf 'all hosts rows:\n%s\nreport:\n%s\n' "${raw}" "${reported}"
 check "the merged report's counts equal the sum of all hosts' rows" test "${raw}" == "${reported}"
 check "both emulators' rows are in it" test "$(grep -c ',TS,' "${ce1_log}")" -gt 0 -a "$(grep -c ',TS,' "${ce2_log}")" -gt 0

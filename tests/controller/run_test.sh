@@ -13,6 +13,8 @@ set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 # shellcheck source=tests/controller/lib/check.sh
 source "${root}/tests/controller/lib/check.sh"
+# shellcheck source=tests/controller/lib/results.sh
+source "${root}/tests/controller/lib/results.sh"
 data="$(mktemp -d /tmp/bbruntest.XXXXXX)"
 chmod 0711 "${data}"
 export BB_DATA_DIR="${data}"
@@ -26,28 +28,6 @@ trap cleanup EXIT
 
 
 
-# Per-type counts of the mix logs' rows inside the measurement interval, computed here from
-# the raw files: latest START and earliest STOP over the CE logs; a row counts when it starts
-# and ends inside. Prints "CODE count" lines, sorted.
-raw_counts() {
-  local dir="$1" start stop
-  start=$(cat "${dir}"/ce/*/mix-ce-*.csv | awk -F, '$2 == "START" && $1 > s { s = $1 } END { print s }')
-  stop=$(cat "${dir}"/ce/*/mix-ce-*.csv | awk -F, '$2 == "STOP" && (t == "" || $1 < t) { t = $1 } END { print t }')
-  cat "${dir}"/ce/*/mix-ce-*.csv "${dir}"/mee/*/mix-mee.csv |
-    awk -F, -v s="${start}" -v t="${stop}" 'NF == 8 && length($2) == 2 && $1 >= s && $1 + $5 <= t { n[$2]++ }
-      END { for (c in n) print c, n[c] }' | sort
-}
-
-# The same from results.json: every type's rows (all outcomes) in the measurement interval;
-# Trade-Cleanup runs before it (the report shows its row over the whole log).
-report_counts() {
-  perl -MJSON::PP -e '
-    local $/; open my $f, "<", $ARGV[0] or die "$ARGV[0]: $!";
-    my $j = JSON::PP::decode_json(<$f>);
-    my $t = $j->{transactions};
-    for my $c (keys %$t) { print "$c $t->{$c}{rows_in_mi}\n" if $t->{$c}{rows_in_mi} && $c ne "TC" }' \
-    "$1/results.json" | sort
-}
 
 # --- 1. a short run -----------------------------------------------------------------------------
 out="${data}/run1.out"
