@@ -27,7 +27,7 @@ struct TxnSample {
   protocol::ReplyStatus status;
   int64_t micros = 0;       // wall time of the call, on a monotonic clock
   int64_t statements = 0;   // statements the frames ran (all attempts)
-  int64_t round_trips = 0;  // statements plus BEGIN and COMMIT/ROLLBACK (all attempts)
+  int64_t round_trips = 0;  // groups of statements sent and answered together (all attempts)
 };
 
 // Called with each input and its output, when a caller wants to see them.

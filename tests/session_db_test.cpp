@@ -1,7 +1,8 @@
 // common/db's Session against a real server: statements prepared at start (bad SQL fails at
 // once, naming the statement), typed parameters and results, commit and intended rollback,
 // serialization failures retried and counted, other SQL errors and lost connections reported
-// as such, and reconnection.
+// as such, and reconnection; the same for Call (one server-side function per transaction, one
+// round trip), and arrays in the server's own text form.
 #include <thread>
 
 #include <gmock/gmock.h>
@@ -22,6 +23,13 @@ constexpr PreparedStatement kStatements[] = {
     {"add", "UPDATE kv SET v = v + $2 WHERE k = $1"},
     {"echo", "SELECT $1::numeric(12,2), $2::timestamp, $3::date, $4::text, $5::bigint, $6::bool"},
     {"pid", "SELECT pg_backend_pid()"},
+    {"call_put", "SELECT * FROM put_kv($1, $2)"},
+    {"call_flaky", "SELECT flaky_add($1)"},
+    {"arrays",
+     "SELECT ARRAY['a b', NULL, 'q\"x', 'back\\slash', '', 'NULL', '{}', 'x,y']::text[], "
+     "ARRAY[1, -2, 3]::bigint[], ARRAY[]::int[], NULL::int[], "
+     "ARRAY['2005-01-03 09:00:00.5'::timestamp, '2005-01-04']::timestamp[], "
+     "ARRAY[1.005, -2.5]::numeric[]"},
 };
 
 class SessionTest : public ::testing::Test {
@@ -33,6 +41,36 @@ class SessionTest : public ::testing::Test {
     auto conn = Connection::Open(conninfo_);
     ASSERT_TRUE(conn.ok());
     ASSERT_TRUE((*conn)->Execute("CREATE TABLE kv (k int PRIMARY KEY, v bigint NOT NULL)").ok());
+    // A frame-like function: writes, returns a row, and rolls back with a spec status (the
+    // server-side frames' convention) when asked to store a negative value.
+    ASSERT_TRUE((*conn)
+                    ->Execute(R"sql(
+CREATE FUNCTION put_kv(p_k int, p_v bigint, OUT status int, OUT total bigint)
+LANGUAGE plpgsql AS $$
+BEGIN
+  INSERT INTO kv (k, v) VALUES (p_k, p_v);
+  IF p_v < 0 THEN
+    RAISE EXCEPTION 'spec status -831 (negative value)' USING ERRCODE = 'BB001';
+  END IF;
+  SELECT sum(v) INTO total FROM kv;
+  status := 0;
+END $$)sql")
+                    .ok());
+    // Fails with a serialization failure while the sequence is below a limit: sequences are
+    // not transactional, so each attempt counts.
+    ASSERT_TRUE((*conn)
+                    ->Execute(R"sql(
+CREATE SEQUENCE flaky_attempts;
+CREATE FUNCTION flaky_add(p_limit bigint) RETURNS bigint LANGUAGE plpgsql AS $$
+DECLARE n bigint := nextval('flaky_attempts');
+BEGIN
+  UPDATE kv SET v = v + 1 WHERE k = 100;
+  IF n <= p_limit THEN
+    RAISE EXCEPTION 'attempt %', n USING ERRCODE = '40001';
+  END IF;
+  RETURN n;
+END $$)sql")
+                    .ok());
   }
 
   std::unique_ptr<Session> Open() {
@@ -207,6 +245,148 @@ TEST_F(SessionTest, LostConnectionIsReportedAndReconnectRecovers) {
     return Finish::kCommit;
   });
   EXPECT_EQ(o.end, TxnEnd::kCommitted) << o.message;
+}
+
+int64_t ValueOf(Session& session, int k) {
+  int64_t v = -1;
+  session.Run(Isolation::kReadCommitted, 0, [&](Transaction& tx) {
+    auto r = tx.Exec("get", {k});
+    v = r.empty() ? -1 : r.Int(0, 0);
+    return Finish::kCommit;
+  });
+  return v;
+}
+
+TEST_F(SessionTest, CallIsOneRoundTripAndCommits) {
+  auto session = Open();
+  ASSERT_NE(session, nullptr);
+  for (Isolation iso : {Isolation::kReadCommitted, Isolation::kSerializable}) {
+    const int k = iso == Isolation::kReadCommitted ? 50 : 51;
+    const auto before = session->counters();
+    QueryResult rows;
+    const Param params[] = {k, int64_t{7}};
+    TxnOutcome o = session->Call(iso, 0, "call_put", params, Finish::kCommit, rows);
+    EXPECT_EQ(o.end, TxnEnd::kCommitted) << o.message;
+    EXPECT_EQ(session->counters().round_trips - before.round_trips, 1);
+    EXPECT_EQ(o.statements, 1);
+    ASSERT_EQ(rows.size(), 1u);
+    EXPECT_EQ(rows.Int(0, 0), 0);
+    EXPECT_GE(rows.Int(0, 1), 7);
+    EXPECT_EQ(ValueOf(*session, k), 7);
+  }
+}
+
+TEST_F(SessionTest, CallRollsBackAsAskedAndOnAFrameStatus) {
+  auto session = Open();
+  ASSERT_NE(session, nullptr);
+  QueryResult rows;
+  const Param asked[] = {52, int64_t{1}};
+  TxnOutcome o =
+      session->Call(Isolation::kRepeatableRead, 0, "call_put", asked, Finish::kRollback, rows);
+  EXPECT_EQ(o.end, TxnEnd::kRolledBack) << o.message;
+  EXPECT_EQ(o.rollback_status, 0);
+  EXPECT_EQ(rows.size(), 1u);  // the outputs come back with the roll-back
+  EXPECT_EQ(ValueOf(*session, 52), -1);
+  // The function finds a reason to roll back: its status comes back, its writes are gone, in
+  // an explicit block and in an implicit one.
+  for (Isolation iso : {Isolation::kSerializable, Isolation::kReadCommitted}) {
+    const Param negative[] = {53, int64_t{-5}};
+    o = session->Call(iso, 3, "call_put", negative, Finish::kCommit, rows);
+    EXPECT_EQ(o.end, TxnEnd::kRolledBack) << o.message;
+    EXPECT_EQ(o.rollback_status, -831);
+    EXPECT_EQ(o.retries, 0);
+    EXPECT_EQ(ValueOf(*session, 53), -1);
+  }
+}
+
+TEST_F(SessionTest, CallRetriesSerializationFailuresBoundedly) {
+  auto session = Open();
+  ASSERT_NE(session, nullptr);
+  session->Run(Isolation::kReadCommitted, 0, [](Transaction& tx) {
+    tx.Exec("insert", {100, int64_t{0}});
+    return Finish::kCommit;
+  });
+  QueryResult rows;
+  const Param two[] = {int64_t{2}};  // the first two attempts fail
+  TxnOutcome o =
+      session->Call(Isolation::kSerializable, 3, "call_flaky", two, Finish::kCommit, rows);
+  EXPECT_EQ(o.end, TxnEnd::kCommitted) << o.message;
+  EXPECT_EQ(o.retries, 2);
+  EXPECT_EQ(rows.Int(0, 0), 3);
+  EXPECT_EQ(ValueOf(*session, 100), 1);  // the failed attempts' updates were undone
+  const Param always[] = {int64_t{1'000'000}};
+  o = session->Call(Isolation::kSerializable, 2, "call_flaky", always, Finish::kCommit, rows);
+  EXPECT_EQ(o.end, TxnEnd::kRetryExhausted);
+  EXPECT_EQ(o.sqlstate, "40001");
+  EXPECT_EQ(o.retries, 2);
+  EXPECT_THAT(o.message, HasSubstr("attempt"));
+  EXPECT_EQ(ValueOf(*session, 100), 1);
+  // Other errors are db errors, and the session goes on.
+  const Param duplicate[] = {100, int64_t{1}};
+  o = session->Call(Isolation::kRepeatableRead, 3, "call_put", duplicate, Finish::kCommit, rows);
+  EXPECT_EQ(o.end, TxnEnd::kDbError);
+  EXPECT_EQ(o.sqlstate, "23505");
+  EXPECT_EQ(ValueOf(*session, 100), 1);
+}
+
+TEST_F(SessionTest, CallOnALostConnectionSaysSo) {
+  auto session = Open();
+  auto killer = Connection::Open(conninfo_);
+  ASSERT_NE(session, nullptr);
+  ASSERT_TRUE(killer.ok());
+  int64_t pid = 0;
+  session->Run(Isolation::kReadCommitted, 0, [&](Transaction& tx) {
+    pid = tx.Exec("pid").Int(0, 0);
+    return Finish::kCommit;
+  });
+  ASSERT_TRUE((*killer)->Execute("SELECT pg_terminate_backend(" + std::to_string(pid) + ")").ok());
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  QueryResult rows;
+  const Param params[] = {60, int64_t{1}};
+  TxnOutcome o =
+      session->Call(Isolation::kSerializable, 3, "call_put", params, Finish::kCommit, rows);
+  EXPECT_EQ(o.end, TxnEnd::kConnectionLost);
+  EXPECT_FALSE(session->connected());
+  ASSERT_TRUE(session->Reconnect().ok());
+  o = session->Call(Isolation::kSerializable, 3, "call_put", params, Finish::kCommit, rows);
+  EXPECT_EQ(o.end, TxnEnd::kCommitted) << o.message;
+}
+
+TEST_F(SessionTest, ArraysReadAsTheServerWritesThem) {
+  auto session = Open();
+  ASSERT_NE(session, nullptr);
+  QueryResult r;
+  session->Run(Isolation::kReadCommitted, 0, [&](Transaction& tx) {
+    r = tx.Exec("arrays");
+    return Finish::kCommit;
+  });
+  ASSERT_EQ(r.size(), 1u);
+  std::vector<std::string> texts;
+  std::vector<bool> nulls;
+  for (ArrayReader a(r.Text(0, 0)); a.Next();) {
+    texts.emplace_back(a.value());
+    nulls.push_back(a.is_null());
+  }
+  EXPECT_THAT(texts,
+              ::testing::ElementsAre("a b", "", "q\"x", "back\\slash", "", "NULL", "{}", "x,y"));
+  EXPECT_THAT(nulls, ::testing::ElementsAre(false, true, false, false, false, false, false, false));
+  std::vector<int64_t> ints;
+  for (ArrayReader a(r.Text(0, 1)); a.Next();) ints.push_back(a.Int());
+  EXPECT_THAT(ints, ::testing::ElementsAre(1, -2, 3));
+  EXPECT_FALSE(ArrayReader(r.Text(0, 2)).Next());  // {}
+  EXPECT_TRUE(r.IsNull(0, 3));
+  EXPECT_FALSE(ArrayReader(r.Text(0, 3)).Next());  // NULL
+  ArrayReader ts(r.Text(0, 4));
+  ASSERT_TRUE(ts.Next());
+  EXPECT_EQ(ts.TimestampMicros(), 1'104'742'800'500'000);
+  ASSERT_TRUE(ts.Next());
+  EXPECT_EQ(ts.TimestampMicros(), 1'104'796'800'000'000);
+  EXPECT_FALSE(ts.Next());
+  ArrayReader money(r.Text(0, 5));
+  ASSERT_TRUE(money.Next());
+  EXPECT_EQ(money.Cents(), 101);
+  ASSERT_TRUE(money.Next());
+  EXPECT_EQ(money.Cents(), -250);
 }
 
 }  // namespace

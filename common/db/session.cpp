@@ -2,13 +2,11 @@
 
 #include <array>
 #include <charconv>
-#include <chrono>
-#include <cmath>
 #include <stdexcept>
 #include <vector>
 
 #include <fmt/format.h>
-#include <pqxx/pqxx>
+#include <libpq-fe.h>
 
 namespace bb::db {
 
@@ -53,6 +51,90 @@ int64_t ParseInt(std::string_view s) {
   std::from_chars(s.data(), s.data() + s.size(), v);
   return v;
 }
+
+double ParseDouble(std::string_view s) {
+  double v = 0;
+  std::from_chars(s.data(), s.data() + s.size(), v);
+  return v;
+}
+
+bool ParseBool(std::string_view s) { return !s.empty() && (s[0] == 't' || s[0] == '1'); }
+
+// numeric text: [-]digits[.digits]; exact to the cent, half away from zero beyond.
+int64_t ParseCents(std::string_view s) {
+  bool negative = !s.empty() && s[0] == '-';
+  if (negative) s.remove_prefix(1);
+  auto dot = s.find('.');
+  int64_t whole = ParseInt(s.substr(0, dot));
+  int64_t cents = 0;
+  if (dot != std::string_view::npos) {
+    std::string_view frac = s.substr(dot + 1);
+    for (int i = 0; i < 2; ++i)
+      cents = cents * 10 + (i < static_cast<int>(frac.size()) ? frac[i] - '0' : 0);
+    if (frac.size() > 2 && frac[2] >= '5') ++cents;
+  }
+  int64_t v = whole * 100 + cents;
+  return negative ? -v : v;
+}
+
+// 'YYYY-MM-DD HH:MM:SS[.ffffff]' -> µs since the epoch.
+int64_t ParseTimestamp(std::string_view s) {
+  if (s.size() < 19) return 0;
+  int64_t days =
+      DaysFromCivil(ParseInt(s.substr(0, 4)), static_cast<unsigned>(ParseInt(s.substr(5, 2))),
+                    static_cast<unsigned>(ParseInt(s.substr(8, 2))));
+  int64_t micros = days * kMicrosPerDay + ParseInt(s.substr(11, 2)) * 3'600'000'000LL +
+                   ParseInt(s.substr(14, 2)) * 60'000'000 + ParseInt(s.substr(17, 2)) * 1'000'000;
+  if (s.size() > 20 && s[19] == '.') {
+    std::string_view frac = s.substr(20, 6);
+    int64_t f = ParseInt(frac);
+    for (std::size_t i = frac.size(); i < 6; ++i) f *= 10;
+    micros += f;
+  }
+  return micros;
+}
+
+// 'YYYY-MM-DD' -> days since the epoch.
+int32_t ParseDate(std::string_view s) {
+  if (s.size() < 10) return 0;
+  return static_cast<int32_t>(DaysFromCivil(ParseInt(s.substr(0, 4)),
+                                            static_cast<unsigned>(ParseInt(s.substr(5, 2))),
+                                            static_cast<unsigned>(ParseInt(s.substr(8, 2)))));
+}
+
+struct ResultDeleter {
+  void operator()(PGresult* r) const { PQclear(r); }
+};
+using ResultPtr = std::unique_ptr<PGresult, ResultDeleter>;
+
+// A statement the server refused; thrown by Transaction::Exec, caught by Session::Run.
+class SqlError : public std::runtime_error {
+ public:
+  SqlError(std::string sqlstate, const std::string& message)
+      : std::runtime_error(message), sqlstate_(std::move(sqlstate)) {}
+  const std::string& sqlstate() const { return sqlstate_; }
+
+ private:
+  std::string sqlstate_;
+};
+
+// The connection broke; thrown by Transaction::Exec, caught by Session::Run.
+class ConnectionLost : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// Statements the session prepares for itself; frame statements never start with "bb_session_".
+constexpr PreparedStatement kBegin[] = {
+    {"bb_session_begin_rc", "BEGIN ISOLATION LEVEL READ COMMITTED"},
+    {"bb_session_begin_rr", "BEGIN ISOLATION LEVEL REPEATABLE READ"},
+    {"bb_session_begin_ser", "BEGIN ISOLATION LEVEL SERIALIZABLE"},
+};
+constexpr PreparedStatement kCommit{"bb_session_commit", "COMMIT"};
+constexpr PreparedStatement kRollback{"bb_session_rollback", "ROLLBACK"};
+
+// Notices (e.g. "there is no transaction in progress") are not errors; libpq would print them.
+void IgnoreNotice(void*, const PGresult*) {}
 
 }  // namespace
 
@@ -102,83 +184,188 @@ Param Param::Date(int32_t days) {
 // ---- QueryResult -----------------------------------------------------------------------------
 
 struct QueryResult::Impl {
-  pqxx::result result;
+  ResultPtr result;
 };
 
-std::size_t QueryResult::size() const { return impl_->result.size(); }
-int64_t QueryResult::affected_rows() const { return impl_->result.affected_rows(); }
+std::size_t QueryResult::size() const {
+  return impl_ ? static_cast<std::size_t>(PQntuples(impl_->result.get())) : 0;
+}
+
+int64_t QueryResult::affected_rows() const {
+  return impl_ ? ParseInt(PQcmdTuples(impl_->result.get())) : 0;
+}
 
 bool QueryResult::IsNull(std::size_t row, int col) const {
-  return impl_->result[static_cast<pqxx::result::size_type>(row)][col].is_null();
+  return PQgetisnull(impl_->result.get(), static_cast<int>(row), col) != 0;
 }
 
 std::string_view QueryResult::Text(std::size_t row, int col) const {
-  const auto& field = impl_->result[static_cast<pqxx::result::size_type>(row)][col];
-  return std::string_view(field.c_str(), field.size());
+  const PGresult* r = impl_->result.get();
+  return std::string_view(PQgetvalue(r, static_cast<int>(row), col),
+                          static_cast<std::size_t>(PQgetlength(r, static_cast<int>(row), col)));
 }
 
 int64_t QueryResult::Int(std::size_t row, int col) const { return ParseInt(Text(row, col)); }
-
-double QueryResult::Double(std::size_t row, int col) const {
-  std::string_view s = Text(row, col);
-  double v = 0;
-  std::from_chars(s.data(), s.data() + s.size(), v);
-  return v;
-}
-
-bool QueryResult::Bool(std::size_t row, int col) const {
-  std::string_view s = Text(row, col);
-  return !s.empty() && (s[0] == 't' || s[0] == '1');
-}
-
-int64_t QueryResult::Cents(std::size_t row, int col) const {
-  // numeric text: [-]digits[.digits]; exact to the cent, half away from zero beyond.
-  std::string_view s = Text(row, col);
-  bool negative = !s.empty() && s[0] == '-';
-  if (negative) s.remove_prefix(1);
-  auto dot = s.find('.');
-  int64_t whole = ParseInt(s.substr(0, dot));
-  int64_t cents = 0;
-  if (dot != std::string_view::npos) {
-    std::string_view frac = s.substr(dot + 1);
-    for (int i = 0; i < 2; ++i)
-      cents = cents * 10 + (i < static_cast<int>(frac.size()) ? frac[i] - '0' : 0);
-    if (frac.size() > 2 && frac[2] >= '5') ++cents;
-  }
-  int64_t v = whole * 100 + cents;
-  return negative ? -v : v;
-}
-
+double QueryResult::Double(std::size_t row, int col) const { return ParseDouble(Text(row, col)); }
+bool QueryResult::Bool(std::size_t row, int col) const { return ParseBool(Text(row, col)); }
+int64_t QueryResult::Cents(std::size_t row, int col) const { return ParseCents(Text(row, col)); }
 int64_t QueryResult::TimestampMicros(std::size_t row, int col) const {
-  // 'YYYY-MM-DD HH:MM:SS[.ffffff]'
-  std::string_view s = Text(row, col);
-  if (s.size() < 19) return 0;
-  int64_t days =
-      DaysFromCivil(ParseInt(s.substr(0, 4)), static_cast<unsigned>(ParseInt(s.substr(5, 2))),
-                    static_cast<unsigned>(ParseInt(s.substr(8, 2))));
-  int64_t micros = days * kMicrosPerDay + ParseInt(s.substr(11, 2)) * 3'600'000'000LL +
-                   ParseInt(s.substr(14, 2)) * 60'000'000 + ParseInt(s.substr(17, 2)) * 1'000'000;
-  if (s.size() > 20 && s[19] == '.') {
-    std::string_view frac = s.substr(20, 6);
-    int64_t f = ParseInt(frac);
-    for (std::size_t i = frac.size(); i < 6; ++i) f *= 10;
-    micros += f;
+  return ParseTimestamp(Text(row, col));
+}
+int32_t QueryResult::DateDays(std::size_t row, int col) const { return ParseDate(Text(row, col)); }
+
+// ---- ArrayReader -----------------------------------------------------------------------------
+
+ArrayReader::ArrayReader(std::string_view text) {
+  // "{...}"; a NULL array reads as "" (no elements); so does "{}".
+  if (text.size() >= 2 && text.front() == '{' && text.back() == '}') {
+    rest_ = text.substr(1, text.size() - 2);
   }
-  return micros;
 }
 
-int32_t QueryResult::DateDays(std::size_t row, int col) const {
-  std::string_view s = Text(row, col);
-  if (s.size() < 10) return 0;
-  return static_cast<int32_t>(DaysFromCivil(ParseInt(s.substr(0, 4)),
-                                            static_cast<unsigned>(ParseInt(s.substr(5, 2))),
-                                            static_cast<unsigned>(ParseInt(s.substr(8, 2)))));
+bool ArrayReader::Next() {
+  null_ = false;
+  value_ = {};
+  if (rest_.empty()) return false;
+  if (rest_.front() == '"') {
+    // Quoted: up to the closing quote; \" and \\ stand for " and \.
+    std::size_t i = 1;
+    bool escaped = false;
+    while (i < rest_.size() && rest_[i] != '"') {
+      if (rest_[i] == '\\') {
+        escaped = true;
+        ++i;
+      }
+      ++i;
+    }
+    std::string_view inner = rest_.substr(1, std::min(i, rest_.size()) - 1);
+    if (escaped) {
+      unescaped_.clear();
+      for (std::size_t k = 0; k < inner.size(); ++k) {
+        if (inner[k] == '\\' && k + 1 < inner.size()) ++k;
+        unescaped_.push_back(inner[k]);
+      }
+      value_ = unescaped_;
+    } else {
+      value_ = inner;
+    }
+    rest_.remove_prefix(std::min(i + 1, rest_.size()));
+  } else {
+    std::size_t comma = rest_.find(',');
+    value_ = rest_.substr(0, comma);
+    null_ = value_ == "NULL";
+    if (null_) value_ = {};
+    rest_.remove_prefix(comma == std::string_view::npos ? rest_.size() : comma);
+  }
+  if (!rest_.empty() && rest_.front() == ',') {
+    rest_.remove_prefix(1);
+    if (rest_.empty()) rest_ = "\"\"";  // "{a,}" cannot come from the server; read as ""
+  }
+  return true;
 }
+
+int64_t ArrayReader::Int() const { return ParseInt(value_); }
+double ArrayReader::Double() const { return ParseDouble(value_); }
+bool ArrayReader::Bool() const { return ParseBool(value_); }
+int64_t ArrayReader::Cents() const { return ParseCents(value_); }
+int64_t ArrayReader::TimestampMicros() const { return ParseTimestamp(value_); }
+int32_t ArrayReader::DateDays() const { return ParseDate(value_); }
+
+// ---- Session internals -----------------------------------------------------------------------
+
+struct Session::Impl {
+  std::string conninfo;
+  std::vector<PreparedStatement> statements;
+  PGconn* conn = nullptr;
+  Counters counters;
+
+  ~Impl() { Close(); }
+  void Close() {
+    if (conn != nullptr) PQfinish(conn);
+    conn = nullptr;
+  }
+  bool broken() const { return conn == nullptr || PQstatus(conn) != CONNECTION_OK; }
+
+  // One step of a pipeline: a prepared statement and its parameters.
+  struct Step {
+    std::string_view name;
+    std::span<const Param> params;
+  };
+
+  // The outcome of one pipeline: the result of each step (null after the first failure), and
+  // the failure if any.
+  static constexpr std::size_t kMaxSteps = 4;
+  struct Reply {
+    std::array<ResultPtr, kMaxSteps> results;
+    bool failed = false;
+    std::string sqlstate;
+    std::string message;
+  };
+
+  // Sends the steps and a Sync in one write, then reads every result up to the Sync. Throws
+  // ConnectionLost when the connection breaks; an SQL error is returned in the Reply.
+  void Pipeline(std::initializer_list<Step> steps, Reply& reply) {
+    if (broken()) throw ConnectionLost("not connected to the database");
+    ++counters.round_trips;
+    constexpr std::size_t kMaxParams = 64;
+    std::array<const char*, kMaxParams> values{};
+    std::string name;
+    for (const Step& step : steps) {
+      if (step.params.size() > kMaxParams) {
+        throw std::invalid_argument(
+            fmt::format("statement {}: more than {} parameters", step.name, kMaxParams));
+      }
+      for (std::size_t i = 0; i < step.params.size(); ++i) {
+        // A null pointer is SQL NULL.
+        values[i] = step.params[i].is_null() ? nullptr : step.params[i].text().c_str();
+      }
+      name.assign(step.name);
+      if (PQsendQueryPrepared(conn, name.c_str(), static_cast<int>(step.params.size()),
+                              values.data(), nullptr, nullptr, 0) != 1) {
+        throw ConnectionLost(OneLine(PQerrorMessage(conn)));
+      }
+    }
+    if (PQpipelineSync(conn) != 1) throw ConnectionLost(OneLine(PQerrorMessage(conn)));
+    std::size_t i = 0;
+    for (; i < steps.size(); ++i) {
+      // Each step's results end with a null; the first is the one that counts.
+      ResultPtr first(PQgetResult(conn));
+      if (!first) throw ConnectionLost(OneLine(PQerrorMessage(conn)));
+      while (PGresult* more = PQgetResult(conn)) PQclear(more);
+      const ExecStatusType status = PQresultStatus(first.get());
+      if (status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK) {
+        reply.results[i] = std::move(first);
+      } else if (status == PGRES_PIPELINE_ABORTED) {
+        // Skipped after an earlier failure.
+      } else if (!reply.failed) {
+        reply.failed = true;
+        const char* state = PQresultErrorField(first.get(), PG_DIAG_SQLSTATE);
+        reply.sqlstate = state != nullptr ? state : "";
+        reply.message = OneLine(PQresultErrorMessage(first.get()));
+        if (reply.sqlstate.empty() && broken()) throw ConnectionLost(reply.message);
+      }
+    }
+    ResultPtr sync(PQgetResult(conn));
+    if (!sync || PQresultStatus(sync.get()) != PGRES_PIPELINE_SYNC) {
+      throw ConnectionLost(sync ? OneLine(PQresultErrorMessage(sync.get()))
+                                : OneLine(PQerrorMessage(conn)));
+    }
+  }
+
+  // After a failure: ends a transaction block the failure left open (aborted).
+  void EndFailedBlock() {
+    if (broken() || PQtransactionStatus(conn) != PQTRANS_INERROR) return;
+    Reply reply;
+    Pipeline({{kRollback.name, {}}}, reply);
+  }
+};
 
 // ---- Transaction -----------------------------------------------------------------------------
 
 struct Transaction::Impl {
-  pqxx::nontransaction& tx;
+  Session::Impl& session;
+  std::string_view begin;  // sent with the first statement, then emptied
+  bool in_block = false;   // BEGIN has been sent
 };
 
 QueryResult Transaction::Exec(std::string_view statement, std::initializer_list<Param> params) {
@@ -187,31 +374,24 @@ QueryResult Transaction::Exec(std::string_view statement, std::initializer_list<
 
 QueryResult Transaction::Exec(std::string_view statement, std::span<const Param> params) {
   ++statements_;
-  // libpqxx sends a null const char* as SQL NULL.
-  constexpr std::size_t kMaxParams = 64;
-  std::array<const char*, kMaxParams> values{};
-  if (params.size() > kMaxParams) {
-    throw std::invalid_argument(
-        fmt::format("statement {}: more than {} parameters", statement, kMaxParams));
+  Session::Impl::Reply reply;
+  std::size_t index = 0;
+  if (!impl_.begin.empty()) {
+    const std::string_view begin = impl_.begin;
+    impl_.begin = {};
+    impl_.in_block = true;
+    impl_.session.Pipeline({{begin, {}}, {statement, params}}, reply);
+    index = 1;
+  } else {
+    impl_.session.Pipeline({{statement, params}}, reply);
   }
-  for (std::size_t i = 0; i < params.size(); ++i) {
-    values[i] = params[i].is_null() ? nullptr : params[i].text().c_str();
-  }
-  auto impl = std::make_shared<QueryResult::Impl>();
-  impl->result = impl_.tx.exec_prepared(
-      std::string(statement),
-      pqxx::prepare::make_dynamic_params(values.begin(), values.begin() + params.size()));
-  return QueryResult(std::move(impl));
+  if (reply.failed) throw SqlError(reply.sqlstate, reply.message);
+  auto result = std::make_shared<QueryResult::Impl>();
+  result->result = std::move(reply.results[index]);
+  return QueryResult(std::move(result));
 }
 
 // ---- Session ---------------------------------------------------------------------------------
-
-struct Session::Impl {
-  std::string conninfo;
-  std::vector<PreparedStatement> statements;
-  std::unique_ptr<pqxx::connection> conn;
-  Counters counters;
-};
 
 Session::Session(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Session::~Session() = default;
@@ -228,111 +408,178 @@ Result<std::unique_ptr<Session>> Session::Open(const std::string& conninfo,
 }
 
 Status Session::Reconnect() {
-  impl_->conn.reset();
-  try {
-    impl_->conn = std::make_unique<pqxx::connection>(impl_->conninfo);
-  } catch (const pqxx::broken_connection& e) {
+  impl_->Close();
+  char* parse_error = nullptr;
+  PQconninfoOption* options = PQconninfoParse(impl_->conninfo.c_str(), &parse_error);
+  if (options == nullptr) {
+    std::string why = parse_error != nullptr ? OneLine(parse_error) : "out of memory";
+    PQfreemem(parse_error);
+    return Status::InvalidArgument(
+        fmt::format("database connection string '{}': {}", impl_->conninfo, why));
+  }
+  PQconninfoFree(options);
+  impl_->conn = PQconnectdb(impl_->conninfo.c_str());
+  if (impl_->broken()) {
+    std::string why = impl_->conn != nullptr ? OneLine(PQerrorMessage(impl_->conn)) : "no memory";
+    impl_->Close();
     return Status::Unavailable(
         fmt::format("cannot connect to the database ({}): {}",
-                    impl_->conninfo.empty() ? "PG* defaults" : impl_->conninfo, OneLine(e.what())));
-  } catch (const std::exception& e) {
-    return Status::InvalidArgument(
-        fmt::format("database connection string '{}': {}", impl_->conninfo, OneLine(e.what())));
+                    impl_->conninfo.empty() ? "PG* defaults" : impl_->conninfo, why));
+  }
+  PQsetNoticeReceiver(impl_->conn, IgnoreNotice, nullptr);
+  auto prepare = [&](const PreparedStatement& statement) -> Status {
+    const std::string name(statement.name);
+    const std::string sql(statement.sql);
+    ResultPtr r(PQprepare(impl_->conn, name.c_str(), sql.c_str(), 0, nullptr));
+    if (r && PQresultStatus(r.get()) == PGRES_COMMAND_OK) return Status::Ok();
+    if (!r || impl_->broken()) {
+      std::string why = OneLine(PQerrorMessage(impl_->conn));
+      impl_->Close();
+      return Status::Unavailable(
+          fmt::format("preparing statement '{}': connection lost: {}", statement.name, why));
+    }
+    const char* state = PQresultErrorField(r.get(), PG_DIAG_SQLSTATE);
+    std::string message =
+        fmt::format("preparing statement '{}': {}: {}", statement.name,
+                    state != nullptr ? state : "-----", OneLine(PQresultErrorMessage(r.get())));
+    impl_->Close();
+    return Status::DbError(std::move(message));
+  };
+  for (const auto& statement : kBegin) {
+    if (Status s = prepare(statement); !s.ok()) return s;
+  }
+  for (const auto& statement : {kCommit, kRollback}) {
+    if (Status s = prepare(statement); !s.ok()) return s;
   }
   for (const auto& statement : impl_->statements) {
-    try {
-      std::string name(statement.name);
-      impl_->conn->prepare(name, std::string(statement.sql));
-      impl_->conn->prepare_now(name);
-    } catch (const pqxx::sql_error& e) {
-      return Status::DbError(fmt::format("preparing statement '{}': {}: {}", statement.name,
-                                         e.sqlstate(), OneLine(e.what())));
-    } catch (const pqxx::broken_connection& e) {
-      return Status::Unavailable(fmt::format("preparing statement '{}': connection lost: {}",
-                                             statement.name, OneLine(e.what())));
-    }
+    if (Status s = prepare(statement); !s.ok()) return s;
+  }
+  if (PQenterPipelineMode(impl_->conn) != 1) {
+    std::string why = OneLine(PQerrorMessage(impl_->conn));
+    impl_->Close();
+    return Status::Unavailable(fmt::format("cannot enter libpq pipeline mode: {}", why));
   }
   return Status::Ok();
 }
 
 Session::Counters Session::counters() const { return impl_->counters; }
 
-bool Session::connected() const { return impl_->conn != nullptr && impl_->conn->is_open(); }
+bool Session::connected() const { return !impl_->broken(); }
+
+namespace {
+
+// Sorts a failure into the outcome; true when the transaction should run again.
+bool Classify(const std::string& state, int attempt, int max_retries, TxnOutcome& outcome) {
+  const bool retryable = state == "40001" || state == "40P01";
+  if (retryable && attempt < max_retries) {
+    ++outcome.retries;
+    return true;
+  }
+  outcome.end = retryable ? TxnEnd::kRetryExhausted : TxnEnd::kDbError;
+  outcome.sqlstate = state;
+  return false;
+}
+
+}  // namespace
 
 TxnOutcome Session::Run(Isolation isolation, int max_retries,
                         const std::function<Finish(Transaction&)>& body) {
-  static constexpr const char* kBegin[] = {
-      "BEGIN ISOLATION LEVEL READ COMMITTED",
-      "BEGIN ISOLATION LEVEL REPEATABLE READ",
-      "BEGIN ISOLATION LEVEL SERIALIZABLE",
-  };
   TxnOutcome outcome;
-  if (impl_->conn == nullptr || !impl_->conn->is_open()) {
+  if (impl_->broken()) {
     outcome.end = TxnEnd::kConnectionLost;
     outcome.message = "not connected to the database";
     return outcome;
   }
   for (int attempt = 0;; ++attempt) {
-    pqxx::nontransaction tx(*impl_->conn);
-    Transaction::Impl txn_impl{tx};
+    Transaction::Impl txn_impl{*impl_, kBegin[static_cast<int>(isolation)].name};
     Transaction txn(txn_impl);
-    bool in_block = false;
+    std::string state;  // SQLSTATE of the failure; empty for a failure that is not SQL
+    bool done = false;
     bool lost = false;
-    std::string state;  // SQLSTATE of the failure; libpqxx 6 knows it only for sql_error
-    std::string what;
     try {
-      ++impl_->counters.round_trips;
-      tx.exec(kBegin[static_cast<int>(isolation)]);
-      in_block = true;
-      Finish finish = body(txn);
-      outcome.statements += txn.statements();
-      impl_->counters.statements += txn.statements();
-      impl_->counters.round_trips += txn.statements() + 1;
-      tx.exec(finish == Finish::kCommit ? "COMMIT" : "ROLLBACK");
+      const Finish finish = body(txn);
+      if (txn_impl.in_block) {
+        Impl::Reply reply;
+        impl_->Pipeline({{finish == Finish::kCommit ? kCommit.name : kRollback.name, {}}}, reply);
+        if (reply.failed) throw SqlError(reply.sqlstate, reply.message);  // e.g. 40001 at COMMIT
+      }
       outcome.end = finish == Finish::kCommit ? TxnEnd::kCommitted : TxnEnd::kRolledBack;
-      return outcome;
-    } catch (const pqxx::broken_connection& e) {
-      lost = true, what = e.what();
-    } catch (const pqxx::in_doubt_error& e) {  // COMMIT sent, connection gone: outcome unknown
-      lost = true, what = e.what();
-    } catch (const pqxx::serialization_failure& e) {
-      state = "40001", what = e.what();
-    } catch (const pqxx::deadlock_detected& e) {
-      state = "40P01", what = e.what();
-    } catch (const pqxx::statement_completion_unknown& e) {
-      state = "40003", what = e.what();
-    } catch (const pqxx::transaction_rollback& e) {
-      state = "40000", what = e.what();
-    } catch (const pqxx::sql_error& e) {
-      state = e.sqlstate(), what = e.what();
+      done = true;
+    } catch (const ConnectionLost& e) {
+      lost = true, outcome.message = e.what();
+    } catch (const SqlError& e) {
+      state = e.sqlstate(), outcome.message = e.what();
     } catch (const std::exception& e) {  // a bug or bad data in the body, not an SQL error
-      what = e.what();
+      outcome.message = OneLine(e.what());
     }
     outcome.statements += txn.statements();
     impl_->counters.statements += txn.statements();
-    impl_->counters.round_trips += txn.statements();
-    outcome.message = OneLine(what);
-    if (!lost && in_block) {
+    if (done) return outcome;
+    if (!lost) {
       try {
-        ++impl_->counters.round_trips;
-        tx.exec("ROLLBACK");
-      } catch (const std::exception&) {
-        lost = !impl_->conn->is_open();
+        impl_->EndFailedBlock();
+      } catch (const ConnectionLost&) {
+        lost = true;
       }
     }
     if (lost) {
       outcome.end = TxnEnd::kConnectionLost;
-      impl_->conn.reset();
+      impl_->Close();
       return outcome;
     }
-    const bool retryable = state == "40001" || state == "40P01";
-    if (retryable && attempt < max_retries) {
-      ++outcome.retries;
-      continue;
-    }
-    outcome.end = retryable ? TxnEnd::kRetryExhausted : TxnEnd::kDbError;
-    outcome.sqlstate = state;
+    if (!Classify(state, attempt, max_retries, outcome)) return outcome;
+  }
+}
+
+TxnOutcome Session::Call(Isolation isolation, int max_retries, std::string_view statement,
+                         std::span<const Param> params, Finish finish, QueryResult& rows) {
+  TxnOutcome outcome;
+  if (impl_->broken()) {
+    outcome.end = TxnEnd::kConnectionLost;
+    outcome.message = "not connected to the database";
     return outcome;
+  }
+  const bool implicit = isolation == Isolation::kReadCommitted && finish == Finish::kCommit;
+  for (int attempt = 0;; ++attempt) {
+    ++outcome.statements;
+    ++impl_->counters.statements;
+    Impl::Reply reply;
+    try {
+      if (implicit) {
+        impl_->Pipeline({{statement, params}}, reply);
+      } else {
+        impl_->Pipeline({{kBegin[static_cast<int>(isolation)].name, {}},
+                         {statement, params},
+                         {finish == Finish::kCommit ? kCommit.name : kRollback.name, {}}},
+                        reply);
+      }
+      if (!reply.failed) {
+        auto result = std::make_shared<QueryResult::Impl>();
+        result->result = std::move(reply.results[implicit ? 0 : 1]);
+        rows = QueryResult(std::move(result));
+        outcome.end = finish == Finish::kCommit ? TxnEnd::kCommitted : TxnEnd::kRolledBack;
+        return outcome;
+      }
+      impl_->EndFailedBlock();
+    } catch (const ConnectionLost& e) {
+      outcome.end = TxnEnd::kConnectionLost;
+      outcome.message = e.what();
+      impl_->Close();
+      return outcome;
+    }
+    outcome.message = reply.message;
+    if (reply.sqlstate == kFrameRollbackSqlstate) {
+      // "ERROR:  spec status -831 ..." from the frame function.
+      outcome.end = TxnEnd::kRolledBack;
+      const std::size_t at = reply.message.find("spec status ");
+      if (at != std::string::npos) {
+        outcome.rollback_status =
+            static_cast<int32_t>(ParseInt(std::string_view(reply.message).substr(at + 12)));
+      }
+      rows = QueryResult();
+      return outcome;
+    }
+    if (!Classify(reply.sqlstate, attempt, max_retries, outcome)) return outcome;
   }
 }
 

@@ -4,6 +4,12 @@
 // TPC-E transaction as one database transaction at the isolation level the spec asks for
 // (reference §4.0), retries the whole body on serialization failure (40001) or deadlock
 // (40P01) a bounded number of times, and reports how it ended without conflating anything.
+// Call() does the same for a transaction that is one server-side function: BEGIN, the call and
+// COMMIT travel together in one round trip.
+//
+// libpq directly, in pipeline mode (libpq 14+): statements queue on the connection and a whole
+// group goes out in one write, which libpqxx 6 cannot do. BEGIN goes out with the first
+// statement of a transaction, so no transaction pays a round trip for it.
 //
 // Ownership: owns one libpq connection. Thread-safety: none; one session per thread.
 #pragma once
@@ -53,9 +59,10 @@ class Param {
 };
 
 // The rows of one statement, read as typed values. Reading a NULL as a number is 0; check
-// IsNull where NULL is possible.
+// IsNull where NULL is possible. An empty QueryResult has no rows.
 class QueryResult {
  public:
+  QueryResult() = default;
   std::size_t size() const;
   bool empty() const { return size() == 0; }
   int64_t affected_rows() const;
@@ -74,6 +81,30 @@ class QueryResult {
 
  private:
   std::shared_ptr<const Impl> impl_;
+};
+
+// One one-dimensional array column in PostgreSQL's text form ({1,2}, {"a b",NULL,c}), read
+// element by element: server-side frames return their lists as parallel arrays. value() and
+// the typed readers see the current element; a NULL element reads as 0 or "".
+class ArrayReader {
+ public:
+  explicit ArrayReader(std::string_view text);
+  // Moves to the next element; false at the end (or on text that is not an array).
+  bool Next();
+  bool is_null() const { return null_; }
+  std::string_view value() const { return value_; }  // valid until the next Next()
+  int64_t Int() const;
+  double Double() const;
+  bool Bool() const;
+  int64_t Cents() const;
+  int64_t TimestampMicros() const;
+  int32_t DateDays() const;
+
+ private:
+  std::string_view rest_;
+  std::string_view value_;
+  std::string unescaped_;  // the element, when it had backslash escapes
+  bool null_ = false;
 };
 
 // The statements of one attempt of a transaction. Exec throws on an SQL error; Session::Run
@@ -104,11 +135,16 @@ enum class TxnEnd {
 
 struct TxnOutcome {
   TxnEnd end = TxnEnd::kCommitted;
-  int retries = 0;       // attempts repeated after 40001/40P01
-  int statements = 0;    // statements executed over all attempts, BEGIN/COMMIT excluded
-  std::string sqlstate;  // for kDbError, kRetryExhausted
-  std::string message;   // one line
+  int retries = 0;              // attempts repeated after 40001/40P01
+  int statements = 0;           // statements executed over all attempts, BEGIN/COMMIT excluded
+  int32_t rollback_status = 0;  // kRolledBack by a server-side frame: the spec status it gave
+  std::string sqlstate;         // for kDbError, kRetryExhausted
+  std::string message;          // one line
 };
+
+// A server-side frame that must undo its writes raises this SQLSTATE with the message
+// "spec status N" (N < 0); Call() reports kRolledBack with rollback_status N.
+inline constexpr std::string_view kFrameRollbackSqlstate = "BB001";
 
 class Session {
  public:
@@ -125,13 +161,22 @@ class Session {
   TxnOutcome Run(Isolation isolation, int max_retries,
                  const std::function<Finish(Transaction&)>& body);
 
+  // Runs one prepared statement (a call of a server-side frame function) as one transaction in
+  // one round trip: BEGIN ISOLATION LEVEL ..., the statement, and COMMIT or ROLLBACK as
+  // `finish` says, pipelined. READ COMMITTED with kCommit needs no BEGIN: the statement is its
+  // own transaction. Retried like Run; `rows` gets the statement's rows of the last attempt.
+  // A failure costs one more round trip (the ROLLBACK of the failed block).
+  TxnOutcome Call(Isolation isolation, int max_retries, std::string_view statement,
+                  std::span<const Param> params, Finish finish, QueryResult& rows);
+
   // Opens a new connection and prepares the statements again, after kConnectionLost.
   Status Reconnect();
   // False after a lost connection, until Reconnect succeeds.
   bool connected() const;
 
-  // Work done since the session opened, over every attempt: statements of the bodies, and
-  // round trips to the server (those statements plus BEGIN and COMMIT or ROLLBACK).
+  // Work done since the session opened, over every attempt: statements of the bodies (a Call
+  // is one), and round trips to the server (each a group of statements sent together and
+  // answered before the next is sent).
   struct Counters {
     int64_t statements = 0;
     int64_t round_trips = 0;
