@@ -16,8 +16,8 @@ namespace {
 // so a database restart costs errors (counted) and not a crash or a stuck worker.
 class DatabaseHandler : public Handler {
  public:
-  DatabaseHandler(std::unique_ptr<db::Session> session, int max_retries)
-      : session_(std::move(session)), runner_(*session_, FrameOptions{max_retries}) {}
+  DatabaseHandler(std::unique_ptr<db::Session> session, FrameOptions options)
+      : session_(std::move(session)), runner_(*session_, std::move(options)) {}
 
   void Handle(const pr::Message& request, HandlerResult& out) override {
     out.to_market.clear();
@@ -56,11 +56,12 @@ class DatabaseHandler : public Handler {
 
 }  // namespace
 
-Result<std::unique_ptr<Handler>> MakeDatabaseHandler(const std::string& conninfo, int max_retries) {
-  auto session = db::Session::Open(conninfo, FrameRunner::Statements());
+Result<std::unique_ptr<Handler>> MakeDatabaseHandler(const std::string& conninfo,
+                                                     const FrameOptions& options) {
+  auto session = db::Session::Open(conninfo, FrameRunner::Statements(options.mode));
   if (!session.ok()) return session.status();
   return std::unique_ptr<Handler>(
-      std::make_unique<DatabaseHandler>(std::move(session).value(), max_retries));
+      std::make_unique<DatabaseHandler>(std::move(session).value(), options));
 }
 
 }  // namespace bb::bh

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "brokerage_house/frames/statements.h"
+#include "common/util/clock.h"
 
 namespace bb::bh {
 
@@ -46,13 +47,27 @@ protocol::ReplyStatus MakeReplyStatus(const db::TxnOutcome& outcome, int32_t spe
   return status;
 }
 
-std::span<const db::PreparedStatement> FrameRunner::Statements() {
-  static const std::vector<db::PreparedStatement> all = [] {
-    std::vector<db::PreparedStatement> v;
-    for (auto group : frames::AllStatementGroups()) v.insert(v.end(), group.begin(), group.end());
-    return v;
-  }();
-  return all;
+Result<FrameMode> ParseFrameMode(std::string_view text) {
+  if (text == "server") return FrameMode::kServer;
+  if (text == "client") return FrameMode::kClient;
+  return Status::InvalidArgument(fmt::format("--frames: '{}' is not 'server' or 'client'", text));
 }
+
+std::string_view FrameModeName(FrameMode mode) {
+  return mode == FrameMode::kServer ? "server" : "client";
+}
+
+std::span<const db::PreparedStatement> FrameRunner::Statements(FrameMode mode) {
+  auto collect = [](FrameMode m) {
+    std::vector<db::PreparedStatement> v;
+    for (auto group : frames::AllStatementGroups(m)) v.insert(v.end(), group.begin(), group.end());
+    return v;
+  };
+  static const std::vector<db::PreparedStatement> server = collect(FrameMode::kServer);
+  static const std::vector<db::PreparedStatement> client = collect(FrameMode::kClient);
+  return mode == FrameMode::kServer ? server : client;
+}
+
+int64_t FrameRunner::Now() const { return options_.clock ? options_.clock() : WallMicros(); }
 
 }  // namespace bb::bh

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include "brokerage_house/frame_runner.h"
 #include "brokerage_house/handler.h"
 #include "brokerage_house/server.h"
 #include "common/db/connection.h"
@@ -27,6 +28,9 @@ requests to the market emulator after Trade-Order and Market-Feed commit.
 
   --listen HOST:PORT        address to serve (default 127.0.0.1:30000; loopback unless told)
   --db CONNINFO             libpq connection string of a loaded database (PG* variables work)
+  --frames server|client    server (default): each transaction is one call of a PL/pgSQL
+                            function, installed in the database at start, one round trip;
+                            client: the frames' statements one by one from here
   --no-db                   answer every request with a valid canned reply, no database (to
                             measure the harness's own ceiling)
   --workers N               DB workers, each with its own connection (default 2 x cores)
@@ -67,7 +71,7 @@ struct Options {
   std::string conninfo;
   bool no_db = false;
   bool sizing_given = false;
-  int max_retries = 5;
+  bb::bh::FrameOptions frames;
   std::string log_file;
   std::string log_level;
 };
@@ -96,17 +100,23 @@ Result<Options> Parse(int argc, char** argv) {
        : arg == "--log-file"  ? o.log_file
        : arg == "--log-level" ? o.log_level
                               : o.server.port_file) = *v;
+    } else if (arg == "--frames") {
+      auto v = args.Value();
+      if (!v.ok()) return v.status();
+      auto mode = bb::bh::ParseFrameMode(*v);
+      if (!mode.ok()) return mode.status();
+      o.frames.mode = *mode;
     } else if (arg == "--no-db") {
       o.no_db = true;
     } else if (arg == "--workers" || arg == "--queue" || arg == "--market-connections" ||
                arg == "--max-retries" || arg == "--summary-seconds") {
       auto n = args.Number(arg == "--max-retries" || arg == "--summary-seconds" ? 0 : 1,
-                      arg == "--queue" ? 10'000'000 : 100'000);
+                           arg == "--queue" ? 10'000'000 : 100'000);
       if (!n.ok()) return n.status();
       if (arg == "--workers") o.server.workers = static_cast<int>(*n);
       if (arg == "--queue") o.server.queue_capacity = static_cast<std::size_t>(*n);
       if (arg == "--market-connections") o.server.market_connections = static_cast<int>(*n);
-      if (arg == "--max-retries") o.max_retries = static_cast<int>(*n);
+      if (arg == "--max-retries") o.frames.max_retries = static_cast<int>(*n);
       if (arg == "--summary-seconds") o.server.summary_seconds = static_cast<int>(*n);
     } else if (arg == "--customers" || arg == "--scale-factor" || arg == "--initial-trade-days") {
       auto n = args.Number(1, arg == "--customers" ? 1'000'000'000 : 100'000);
@@ -164,13 +174,22 @@ int main(int argc, char** argv) {
     id.customers_total = loaded->customers;
     id.scale_factor = static_cast<int32_t>(loaded->scale_factor);
     id.initial_trade_days = static_cast<int32_t>(loaded->initial_trade_days);
-    factory = [conninfo = o.conninfo, retries = o.max_retries] {
-      return bb::bh::MakeDatabaseHandler(conninfo, retries);
+    if (o.frames.mode == bb::bh::FrameMode::kServer) {
+      Status installed = bb::bh::InstallFrameFunctions(o.conninfo);
+      if (!installed.ok()) {
+        spdlog::error("{}", installed.message());
+        return 1;
+      }
+    }
+    factory = [conninfo = o.conninfo, frames = o.frames] {
+      return bb::bh::MakeDatabaseHandler(conninfo, frames);
     };
   }
   spdlog::info("serving customers {}, scale factor {}, initial trade days {}{}",
                o.server.identity.customers_total, o.server.identity.scale_factor,
-               o.server.identity.initial_trade_days, o.no_db ? " (no database)" : "");
+               o.server.identity.initial_trade_days,
+               o.no_db ? " (no database)"
+                       : fmt::format(" ({}-side frames)", bb::bh::FrameModeName(o.frames.mode)));
   bb::bh::Server server(o.server, std::move(factory));
   Status s = server.Run();
   if (!s.ok()) {

@@ -10,6 +10,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "brokerage_house/frame_runner.h"
 #include "brokerage_house/server.h"
 #include "common/workload/inputs.h"
 #include "common/workload/mix.h"
@@ -67,6 +68,8 @@ class BrokerageHouseOnADatabase : public ::testing::Test {
     conninfo_ = *conninfo;
     auto loaded = loader::Load(loader::LoadOptions{kSizing, conninfo_, 2, false, {}}, nullptr);
     ASSERT_TRUE(loaded.ok()) << loaded.status().message();
+    Status installed = bh::InstallFrameFunctions(conninfo_);
+    ASSERT_TRUE(installed.ok()) << installed.message();
   }
 
   void SetUp() override {
@@ -77,7 +80,7 @@ class BrokerageHouseOnADatabase : public ::testing::Test {
     options.identity = {"test bh", kSizing.customers, static_cast<int32_t>(kSizing.scale_factor),
                         static_cast<int32_t>(kSizing.initial_trade_days)};
     server_ =
-        std::make_unique<bh::Server>(options, [] { return bh::MakeDatabaseHandler(conninfo_, 5); });
+        std::make_unique<bh::Server>(options, [] { return bh::MakeDatabaseHandler(conninfo_, {}); });
     thread_ = std::thread([this] { status_ = server_->Run(); });
     for (int i = 0; i < 500 && server_->port() == 0; ++i) {
       std::this_thread::sleep_for(std::chrono::milliseconds(10));

@@ -50,7 +50,9 @@ std::string BrokerArrayLiteral(const std::vector<std::string>& names) {
 
 }  // namespace
 
-std::span<const db::PreparedStatement> frames::BrokerVolumeStatements() { return kStatements; }
+std::span<const db::PreparedStatement> frames::BrokerVolumeStatements(FrameMode mode) {
+  return ForMode(mode, {}, kStatements);
+}
 
 protocol::BrokerVolumeOutput FrameRunner::Run(const protocol::BrokerVolumeInput& in) {
   protocol::BrokerVolumeOutput out;

@@ -82,7 +82,9 @@ void ReadCustomer(const db::QueryResult& row, protocol::CustomerPositionOutput& 
 
 }  // namespace
 
-std::span<const db::PreparedStatement> frames::CustomerPositionStatements() { return kStatements; }
+std::span<const db::PreparedStatement> frames::CustomerPositionStatements(FrameMode mode) {
+  return ForMode(mode, {}, kStatements);
+}
 
 protocol::CustomerPositionOutput FrameRunner::Run(const protocol::CustomerPositionInput& in) {
   protocol::CustomerPositionOutput out;

@@ -107,7 +107,9 @@ constexpr db::PreparedStatement kStatements[] = {
 
 }  // namespace
 
-std::span<const db::PreparedStatement> frames::DataMaintenanceStatements() { return kStatements; }
+std::span<const db::PreparedStatement> frames::DataMaintenanceStatements(FrameMode mode) {
+  return ForMode(mode, {}, kStatements);
+}
 
 protocol::DataMaintenanceOutput FrameRunner::Run(const protocol::DataMaintenanceInput& in) {
   using protocol::MaintenanceTable;

@@ -46,7 +46,9 @@ constexpr int32_t kTooFewUpdated = -311;
 
 }  // namespace
 
-std::span<const db::PreparedStatement> frames::MarketFeedStatements() { return kStatements; }
+std::span<const db::PreparedStatement> frames::MarketFeedStatements(FrameMode mode) {
+  return ForMode(mode, {}, kStatements);
+}
 
 protocol::MarketFeedOutput FrameRunner::Run(const protocol::MarketFeedInput& in,
                                             std::vector<protocol::MarketTradeRequest>& to_market) {

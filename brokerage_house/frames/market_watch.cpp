@@ -63,7 +63,9 @@ db::TxnOutcome NotRun() {
 
 }  // namespace
 
-std::span<const db::PreparedStatement> frames::MarketWatchStatements() { return kStatements; }
+std::span<const db::PreparedStatement> frames::MarketWatchStatements(FrameMode mode) {
+  return ForMode(mode, {}, kStatements);
+}
 
 protocol::MarketWatchOutput FrameRunner::Run(const protocol::MarketWatchInput& in) {
   protocol::MarketWatchOutput out;

@@ -107,7 +107,9 @@ protocol::PostalAddress ReadAddress(const db::QueryResult& row, int first) {
 
 }  // namespace
 
-std::span<const db::PreparedStatement> frames::SecurityDetailStatements() { return kStatements; }
+std::span<const db::PreparedStatement> frames::SecurityDetailStatements(FrameMode mode) {
+  return ForMode(mode, {}, kStatements);
+}
 
 protocol::SecurityDetailOutput FrameRunner::Run(const protocol::SecurityDetailInput& in) {
   protocol::SecurityDetailOutput out;

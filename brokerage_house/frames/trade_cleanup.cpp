@@ -32,7 +32,9 @@ constexpr db::PreparedStatement kStatements[] = {kCancelRequests, kCancelSubmitt
 
 }  // namespace
 
-std::span<const db::PreparedStatement> frames::TradeCleanupStatements() { return kStatements; }
+std::span<const db::PreparedStatement> frames::TradeCleanupStatements(FrameMode mode) {
+  return ForMode(mode, {}, kStatements);
+}
 
 protocol::TradeCleanupOutput FrameRunner::Run(const protocol::TradeCleanupInput& in) {
   protocol::TradeCleanupOutput out;

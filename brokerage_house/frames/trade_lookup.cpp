@@ -109,7 +109,9 @@ db::TxnOutcome NotRun() {
 
 }  // namespace
 
-std::span<const db::PreparedStatement> frames::TradeLookupStatements() { return kStatements; }
+std::span<const db::PreparedStatement> frames::TradeLookupStatements(FrameMode mode) {
+  return ForMode(mode, {}, kStatements);
+}
 
 protocol::TradeLookupOutput FrameRunner::Run(const protocol::TradeLookupInput& in) {
   protocol::TradeLookupOutput out;

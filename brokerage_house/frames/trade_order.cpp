@@ -110,7 +110,9 @@ constexpr int32_t kNoCharge = -733;
 
 }  // namespace
 
-std::span<const db::PreparedStatement> frames::TradeOrderStatements() { return kStatements; }
+std::span<const db::PreparedStatement> frames::TradeOrderStatements(FrameMode mode) {
+  return ForMode(mode, {}, kStatements);
+}
 
 protocol::TradeOrderOutput FrameRunner::Run(const protocol::TradeOrderInput& in,
                                             std::vector<protocol::MarketTradeRequest>& to_market) {

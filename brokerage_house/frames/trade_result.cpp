@@ -135,7 +135,9 @@ constexpr int32_t kSettlementDays = 2;
 
 }  // namespace
 
-std::span<const db::PreparedStatement> frames::TradeResultStatements() { return kStatements; }
+std::span<const db::PreparedStatement> frames::TradeResultStatements(FrameMode mode) {
+  return ForMode(mode, {}, kStatements);
+}
 
 protocol::TradeResultOutput FrameRunner::Run(const protocol::TradeResultInput& in) {
   protocol::TradeResultOutput out;

@@ -139,7 +139,9 @@ db::TxnOutcome NotRun() {
 
 }  // namespace
 
-std::span<const db::PreparedStatement> frames::TradeUpdateStatements() { return kStatements; }
+std::span<const db::PreparedStatement> frames::TradeUpdateStatements(FrameMode mode) {
+  return ForMode(mode, {}, kStatements);
+}
 
 protocol::TradeUpdateOutput FrameRunner::Run(const protocol::TradeUpdateInput& in) {
   protocol::TradeUpdateOutput out;
