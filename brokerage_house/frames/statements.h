@@ -5,7 +5,10 @@
 #pragma once
 
 #include <array>
+#include <cstddef>
+#include <cstdint>
 #include <span>
+#include <utility>
 
 #include "brokerage_house/frame_runner.h"
 #include "common/db/session.h"
@@ -30,6 +33,24 @@ inline std::span<const db::PreparedStatement> ForMode(
     FrameMode mode, std::span<const db::PreparedStatement> server,
     std::span<const db::PreparedStatement> client) {
   return mode == FrameMode::kServer ? server : client;
+}
+
+// The spec status of a server-side frame call: the one the function rolled back with (SQLSTATE
+// BB001), else its `status` column (column 0), else 0 (the call failed; the outcome says how).
+inline int32_t CallStatus(const db::TxnOutcome& outcome, const db::QueryResult& row) {
+  if (outcome.rollback_status != 0) return outcome.rollback_status;
+  if (row.size() != 1) return 0;
+  return static_cast<int32_t>(row.Int(0, 0));
+}
+
+// Readers of N parallel array columns of row 0, from column `first` on.
+template <std::size_t N>
+std::array<db::ArrayReader, N> Lists(const db::QueryResult& row, int first) {
+  return [&]<std::size_t... I>(std::index_sequence<I...>) {
+    return std::array<db::ArrayReader, N>{
+        db::ArrayReader(row.Text(0, first + static_cast<int>(I)))...};
+  }
+  (std::make_index_sequence<N>());
 }
 
 inline std::array<std::span<const db::PreparedStatement>, 12> AllStatementGroups(FrameMode m) {

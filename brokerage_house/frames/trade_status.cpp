@@ -55,18 +55,11 @@ protocol::TradeStatusOutput RunOnServer(db::Session& session, int max_retries,
   const db::Param params[] = {in.acct_id};
   const db::TxnOutcome outcome = session.Call(db::Isolation::kReadCommitted, max_retries, kCall,
                                               params, db::Finish::kCommit, row);
-  int32_t status = 0;
   if (outcome.end == db::TxnEnd::kCommitted && row.size() == 1) {
-    status = static_cast<int32_t>(row.Int(0, kStatus));
     out.cust_l_name = row.Text(0, kCustLName);
     out.cust_f_name = row.Text(0, kCustFName);
     out.broker_name = row.Text(0, kBrokerName);
-    std::array<db::ArrayReader, 10> lists = {
-        db::ArrayReader(row.Text(0, kTradeIds + 0)), db::ArrayReader(row.Text(0, kTradeIds + 1)),
-        db::ArrayReader(row.Text(0, kTradeIds + 2)), db::ArrayReader(row.Text(0, kTradeIds + 3)),
-        db::ArrayReader(row.Text(0, kTradeIds + 4)), db::ArrayReader(row.Text(0, kTradeIds + 5)),
-        db::ArrayReader(row.Text(0, kTradeIds + 6)), db::ArrayReader(row.Text(0, kTradeIds + 7)),
-        db::ArrayReader(row.Text(0, kTradeIds + 8)), db::ArrayReader(row.Text(0, kTradeIds + 9))};
+    auto lists = frames::Lists<10>(row, kTradeIds);
     auto& [ids, dts, st_name, tt_name, symbol, qty, exec, charge, s_name, ex_name] = lists;
     while (ids.Next()) {
       for (std::size_t i = 1; i < lists.size(); ++i) lists[i].Next();
@@ -84,7 +77,7 @@ protocol::TradeStatusOutput RunOnServer(db::Session& session, int max_retries,
       });
     }
   }
-  out.status = MakeReplyStatus(outcome, status);
+  out.status = MakeReplyStatus(outcome, frames::CallStatus(outcome, row));
   return out;
 }
 
