@@ -10,6 +10,7 @@ use File::Path qw(make_path);
 use List::Util qw(max min);
 use BrokerBench::Spec qw(@MIX_CODES %NAME);
 use BrokerBench::Stats qw(nearest_rank);
+use BrokerBench::Cpu qw(@CPU_GROUPS %CPU_GROUP_NAME);
 
 our @EXPORT_OK = qw(write_plots png_ok @PLOTS);
 
@@ -20,6 +21,7 @@ our @PLOTS = (
   ['rt-distribution', 'Response-time distribution of each type (cumulative, log scale)'],
   ['rt-over-time',    '90th-percentile response time of each type over time'],
   ['cpu',             'CPU use of each host'],
+  ['cpu-processes',   'Where the CPU went: cores used by each process group over time'],
   ['io',              'Disk reads and writes of each host'],
   ['mee-wait',        'How long Trade-Results and Market-Feeds waited in the market emulator'],
 );
@@ -81,6 +83,7 @@ sub write_plots {
     'rt-distribution' => \&plot_rt_distribution,
     'rt-over-time'    => \&plot_rt_over_time,
     'cpu'             => \&plot_cpu,
+    'cpu-processes'   => \&plot_cpu_processes,
     'io'              => \&plot_io,
     'mee-wait'        => \&plot_mee_wait,
   );
@@ -368,6 +371,41 @@ sub plot_cpu {
   my ($ctx, $name) = @_;
   return sys_plot($ctx, $name, 'CPU use per host (1 s samples)', 'percent of all CPUs',
                   [[1, 'user %'], [2, 'system %'], [3, 'iowait %']]);
+}
+
+# Stacked: each host's process groups, then the rest of its busy CPU, so the top edge is the
+# host's busy cores (from sys/<host>/proc_cpu.csv).
+sub plot_cpu_processes {
+  my ($ctx, $name) = @_;
+  my $pc = $ctx->{ser}{proc_cpu} // {};
+  my @hosts = grep { @{ $pc->{$_} } } sort keys %$pc;
+  return { status => 'skipped', note => 'no per-process CPU samples (sys/<host>/proc_cpu.csv)' }
+    unless @hosts;
+  my @names = ((map { $CPU_GROUP_NAME{$_} } @CPU_GROUPS), 'other (not attributed)');
+  my $text = '';
+  my @curves;
+  for my $i (0 .. $#hosts) {
+    my $h = $hosts[$i];
+    $text .= "# host $h: x, then the running sum of cores of: " . join(', ', @names) . "\n";
+    for my $row (@{ $pc->{$h} }) {
+      my $sum = 0;
+      $text .= join(' ', x_of($ctx, $row->[0]),
+                    map { $sum += $row->[$_]; sprintf('%.4f', $sum) } 1 .. $#$row) . "\n";
+    }
+    $text .= "\n\n";
+    my $prefix = @hosts > 1 ? "$h " : '';
+    for my $k (0 .. $#names) {
+      my $lower = $k == 0 ? '(0)' : '($' . ($k + 1) . ')';
+      push @curves, "'$name.dat' index $i using 1:$lower:" . ($k + 2)
+                    . ' with filledcurves fs transparent solid 0.6 lt ' . ($k + 1)
+                    . ' title ' . gp_quote("$prefix$names[$k]");
+    }
+  }
+  write_file("$ctx->{data}/$name.dat", $text);
+  my $gp = gp_head($ctx, $name, 'Where the CPU went (1 s samples, stacked)')
+    . gp_time_axis($ctx) . "set ylabel 'cores'\nset yrange [0:*]\n"
+    . 'plot ' . join(", \\\n     ", @curves) . "\n";
+  return render($ctx, $name, $gp);
 }
 
 sub plot_io {

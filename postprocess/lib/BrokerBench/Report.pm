@@ -13,6 +13,7 @@ use Text::Wrap ();
 use BrokerBench::Spec qw(@MIX_CODES @ALL_CODES %NAME @ERROR_OUTCOMES);
 use BrokerBench::Plots qw(@PLOTS);
 use BrokerBench::Analysis ();
+use BrokerBench::Cpu qw(%CPU_GROUP_NAME);
 
 our @EXPORT_OK = qw(build_sections render_text render_html write_reports json_data);
 
@@ -62,6 +63,7 @@ sub build_sections {
   push @s, interval_section($r);
   push @s, verdict_section($r);
   push @s, compliance_section($r);
+  push @s, cpu_section($r);
   push @s, database_section($r);
   push @s, system_section($r);
   push @s, mee_section($r);
@@ -75,7 +77,9 @@ sub build_sections {
 
 sub headline_lines {
   my ($r) = @_;
-  return [$r->{trtps}{headline}, $r->{verdict}{headline}];
+  my @lines = ($r->{trtps}{headline}, $r->{verdict}{headline});
+  push @lines, "Warning: $r->{cpu}{warning}" if $r->{cpu}{warning};
+  return \@lines;
 }
 
 sub transactions_section {
@@ -250,7 +254,9 @@ sub checks_rows {
 sub verdict_section {
   my ($r) = @_;
   my $v = $r->{verdict};
-  my @blocks = ({ t => 'headline', lines => [$v->{headline}] });
+  my @blocks = ({ t => 'headline', lines => [$v->{headline},
+                                             $r->{cpu}{warning} ? "Warning: $r->{cpu}{warning}"
+                                                                : ()] });
   if (@{ $v->{reasons} }) {
     push @blocks, { t => 'list', ordered => 1,
                     items => [map { "[$_->{rule}, clause $_->{clause}] $_->{text}" }
@@ -376,6 +382,56 @@ sub system_section {
   return { id => 'system', title => 'System', blocks => \@blocks };
 }
 
+sub cpu_section {
+  my ($r) = @_;
+  my $cpu = $r->{cpu};
+  my @blocks;
+  if (!@{ $cpu->{hosts} }) {
+    push @blocks, { t => 'p', text => 'Not available (' . ($cpu->{why} // 'no readable '
+                                      . 'sys/<host>/proc_cpu.csv') . ').' };
+    return { id => 'cpu', title => 'Where the CPU went', blocks => \@blocks };
+  }
+  for my $h (@{ $cpu->{hosts} }) {
+    my $label = "Host $h->{host}" . ($h->{database_host} ? " (the database's host)" : '');
+    if (!$h->{harness}) {
+      push @blocks, { t => 'p', text => "$label: " . ($h->{why} // 'no figures') . '.' };
+      next;
+    }
+    push @blocks, { t => 'p', text => sprintf('%s: %.1f s of the measurement interval, %d '
+                                              . 'transactions (%.1f/s, every mix log row: '
+                                              . 'Trade-Result and Market-Feed included), %.2f '
+                                              . 'of %.0f cores busy.', $label, $h->{seconds},
+                                              $h->{transactions}, $h->{transactions_per_s} // 0,
+                                              $h->{busy}{cores} // 0, $h->{cores} // 0) };
+    my $row = sub {
+      my ($name, $f) = @_;
+      return [$name, defined $f->{cores} ? sprintf('%.3f', $f->{cores}) : '-',
+              defined $f->{share_pct} ? sprintf('%.1f %%', $f->{share_pct}) : '-',
+              defined $f->{us_per_txn} ? sprintf('%.1f', $f->{us_per_txn}) : '-'];
+    };
+    my @rows = map { $row->($CPU_GROUP_NAME{$_}, $h->{groups}{$_}) } qw(bh ce mee);
+    push @rows, $row->('harness (the three above)', $h->{harness});
+    push @rows, map { $row->($CPU_GROUP_NAME{$_}, $h->{groups}{$_}) } qw(postgres monitor controller);
+    push @rows, $row->('not attributed to these', $h->{unattributed});
+    push @rows, $row->('busy, all', $h->{busy});
+    push @rows, $row->('soft interrupts (within busy)', $h->{softirq});
+    push @blocks, { t => 'table', head => ['Process', 'Cores', 'Share of busy CPU',
+                                           'CPU us per transaction'],
+                    align => [qw(l r r r)], rows => \@rows, rule_before => [3, 8],
+                    strong_rows => $h->{database_host} ? [3] : [] };
+  }
+  push @blocks, { t => 'p', text => 'Measured by sampling /proc once a second on every host '
+                  . '(controller/cpu-sampler): utime+stime of each process, found by name, '
+                  . "PostgreSQL with its exited backends (the postmaster's cutime+cstime); "
+                  . 'busy = all cores less idle and iowait. Differences between the first and '
+                  . 'the last sample inside the measurement interval. "Not attributed" is '
+                  . 'other processes and kernel work charged to no process. Soft interrupts '
+                  . '(loopback TCP among them) are shown for what they are: the kernel '
+                  . 'charges some of them to the process they interrupted, the rest to none.' };
+  push @blocks, { t => 'p', text => "Warning: $cpu->{warning}." } if $cpu->{warning};
+  return { id => 'cpu', title => 'Where the CPU went', blocks => \@blocks };
+}
+
 sub mee_section {
   my ($r) = @_;
   my $m = $r->{mee};
@@ -490,10 +546,12 @@ sub text_table {
   };
   my $rule = '  ' . join('  ', map { '-' x $_ } @w) . "\n";
   my %rule_before = map { $_ => 1 } @{ $b->{rule_before} // [] };
+  my %strong = map { $_ => 1 } @{ $b->{strong_rows} // [] };
   my $out = $fmt_row->($b->{head}) . $rule;
   for my $i (0 .. $#{ $b->{rows} }) {
     $out .= $rule if $rule_before{$i};
-    $out .= $fmt_row->($b->{rows}[$i]);
+    # A strong row stands out in plain text by a '>' in the margin.
+    $out .= $strong{$i} ? $fmt_row->($b->{rows}[$i]) =~ s/\A  /> /r : $fmt_row->($b->{rows}[$i]);
   }
   return $out;
 }
@@ -615,6 +673,7 @@ sub render_html {
         $out .= "<$tag>\n" . join('', map { '<li>' . esc($_) . "</li>\n" } @{ $b->{items} }) . "</$tag>\n";
       } elsif ($t eq 'table') {
         my %rule_before = map { $_ => 1 } @{ $b->{rule_before} // [] };
+        my %strong = map { $_ => 1 } @{ $b->{strong_rows} // [] };
         $out .= "<table>\n<tr>" . join('', map { '<th>' . esc($_) . '</th>' } @{ $b->{head} }) . "</tr>\n";
         for my $i (0 .. $#{ $b->{rows} }) {
           my $row = $b->{rows}[$i];
@@ -623,7 +682,8 @@ sub render_html {
             my $v = $row->[$j];
             my $cls = ($b->{align}[$j] // 'l') eq 'r' ? ' class="r"' : '';
             $cls = ' class="fail"' if defined $v && $v eq 'FAIL';
-            $out .= "<td$cls>" . esc($v) . '</td>';
+            $out .= "<td$cls>" . ($strong{$i} ? '<strong>' . esc($v) . '</strong>' : esc($v))
+              . '</td>';
           }
           $out .= "</tr>\n";
         }
@@ -666,7 +726,8 @@ sub json_data {
   my ($r, $plots) = @_;
   my %d = map { $_ => $r->{$_} } grep { !/\A_/ } keys %$r;
   $d{plots} = $plots if $plots;
-  $d{headline} = { trtps => $r->{trtps}{headline}, verdict => $r->{verdict}{headline} };
+  $d{headline} = { trtps => $r->{trtps}{headline}, verdict => $r->{verdict}{headline},
+                   warnings => [$r->{cpu}{warning} ? $r->{cpu}{warning} : ()] };
   return \%d;
 }
 

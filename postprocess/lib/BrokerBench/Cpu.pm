@@ -1,0 +1,177 @@
+package BrokerBench::Cpu;
+# "Where the CPU went": the CPU each process group used on each host during the measurement
+# interval, from sys/<host>/proc_cpu.csv (controller/cpu-sampler: cumulative CPU microseconds
+# per group, sampled once a second). Per group: cores, share of the host's busy CPU and CPU
+# microseconds per transaction (every mix log row that started in the interval, Trade-Result
+# and Market-Feed included). The harness is the kit's three programs (Brokerage House,
+# customer and market emulators); on the database's host its share says how much of the
+# machine the kit took from the database it measures.
+use strict;
+use warnings;
+use Exporter 'import';
+use BrokerBench::MixLog qw(B_START);
+
+our @EXPORT_OK = qw(cpu_stats @CPU_GROUPS %CPU_GROUP_NAME $HARNESS_WARN_PCT);
+
+# Above this share of the database host's busy CPU the report warns that the result
+# understates the database.
+our $HARNESS_WARN_PCT = 10;
+
+our @CPU_GROUPS = qw(bh ce mee postgres monitor controller);
+our %CPU_GROUP_NAME = (
+  bh         => 'Brokerage House',
+  ce         => 'customer emulator',
+  mee        => 'market emulator',
+  postgres   => 'PostgreSQL',
+  monitor    => 'system monitor',
+  controller => 'run controller',
+);
+my @HARNESS = qw(bh ce mee);
+my @COLS = ('time_us', 'busy_us', 'total_us', 'softirq_us', map { "${_}_us" } @CPU_GROUPS);
+
+sub is_count { defined $_[0] && $_[0] =~ /\A\d{1,20}\z/ }
+
+# Reads one proc_cpu.csv: (\@samples, undef) or (undef, $reason). A sample is [time_us, busy,
+# total, softirq, one cumulative figure per group]. Bad lines are reported through $problem.
+sub read_samples {
+  my ($path, $rel, $problem) = @_;
+  open my $fh, '<', $path or return (undef, "cannot read: $!");
+  my $head = <$fh>;
+  return (undef, 'empty file') unless defined $head;
+  chomp $head;
+  my @names = split /,/, $head;
+  my %at;
+  @at{@names} = 0 .. $#names;
+  my @missing = grep { !exists $at{$_} } @COLS;
+  return (undef, 'missing columns: ' . join(', ', @missing)) if @missing;
+  my @samples;
+  my $line = 1;
+  while (my $text = <$fh>) {
+    $line++;
+    chomp $text;
+    my @f = split /,/, $text, -1;
+    my @v = map { $f[ $at{$_} ] } @COLS;
+    my ($bad) = grep { !is_count($v[$_]) } 0 .. $#v;
+    if (defined $bad || @f != @names) {
+      $problem->({ file => $rel, line => $line, kind => 'other', text => $text,
+                   reason => defined $bad ? "not a count in $COLS[$bad]: '" . ($v[$bad] // '') . "'"
+                                          : sprintf('%d fields, not %d', scalar @f, scalar @names) });
+      next;
+    }
+    push @samples, [map { $_ + 0 } @v];
+  }
+  return (\@samples, undef);
+}
+
+# Every mix log row (any code) that started in [from, to].
+sub transactions_between {
+  my ($store, $from, $to) = @_;
+  my $n = 0;
+  for my $code (keys %$store) {
+    for my $t (@{ $store->{$code}[B_START] // [] }) {
+      $n++ if $t >= $from && $t <= $to;
+    }
+  }
+  return $n;
+}
+
+sub figure {
+  my ($cpu_us, $busy_us, $seconds, $txns) = @_;
+  return { cpu_s      => $cpu_us / 1e6,
+           cores      => $seconds > 0 ? $cpu_us / 1e6 / $seconds : undef,
+           share_pct  => $busy_us > 0 ? 100 * $cpu_us / $busy_us : undef,
+           us_per_txn => $txns > 0 ? $cpu_us / $txns : undef };
+}
+
+# cpu_stats($r, $store): sets $r->{cpu} = { hosts => [...], database_host, harness_share_pct,
+# warning } and $r->{_series}{proc_cpu}{host} = [[time_us, cores of each group..., other]].
+sub cpu_stats {
+  my ($r, $store) = @_;
+  my $cpu = { hosts => [], groups => \@CPU_GROUPS, harness => \@HARNESS,
+              warn_pct => $HARNESS_WARN_PCT };
+  $r->{cpu} = $cpu;
+  my @paths = sort glob("$r->{results_dir}/sys/*/proc_cpu.csv");
+  unless (@paths) {
+    $cpu->{why} = 'no sys/<host>/proc_cpu.csv';
+    return;
+  }
+  my $mi = $r->{mi} // {};
+  my $have_mi = defined $mi->{start_us} && defined $mi->{end_us} && $mi->{end_us} > $mi->{start_us};
+  for my $path (@paths) {
+    my ($host) = $path =~ m{/sys/([^/]+)/proc_cpu\.csv\z};
+    my $rel = "sys/$host/proc_cpu.csv";
+    my ($samples, $err) = read_samples($path, $rel, $r->{_problem});
+    if (!$samples) {
+      $r->{_problem}->({ file => $rel, line => 0, kind => 'other', reason => $err, text => '' });
+      next;
+    }
+    my $h = { host => $host, samples => scalar @$samples };
+    push @{ $cpu->{hosts} }, $h;
+    # The plot: cores of each group per second, and the rest of the busy CPU.
+    my @series;
+    for my $i (1 .. $#$samples) {
+      my ($a, $b) = @{$samples}[ $i - 1, $i ];
+      my $dt = ($b->[0] - $a->[0]) / 1e6;
+      next if $dt <= 0;
+      my @d = map { my $v = $b->[$_] - $a->[$_]; $v < 0 ? 0 : $v / 1e6 / $dt } 1 .. $#$b;
+      my $attributed = 0;
+      $attributed += $d[$_] for 3 .. $#d;
+      push @series, [$b->[0], @d[3 .. $#d], $d[0] - $attributed < 0 ? 0 : $d[0] - $attributed];
+    }
+    $r->{_series}{proc_cpu}{$host} = \@series;
+    unless ($have_mi) {
+      $h->{why} = 'no measurement interval';
+      next;
+    }
+    my @in = grep { $_->[0] >= $mi->{start_us} && $_->[0] <= $mi->{end_us} } @$samples;
+    $h->{samples_in_mi} = scalar @in;
+    if (@in < 2) {
+      $h->{why} = 'fewer than two samples inside the measurement interval';
+      next;
+    }
+    my ($first, $last) = @in[0, -1];
+    my $seconds = ($last->[0] - $first->[0]) / 1e6;
+    my %d;
+    @d{@COLS} = map { $last->[$_] - $first->[$_] } 0 .. $#COLS;
+    my $busy = $d{busy_us};
+    my $txns = transactions_between($store, $first->[0], $last->[0]);
+    $h->{from_us}      = $first->[0];
+    $h->{to_us}        = $last->[0];
+    $h->{seconds}      = $seconds;
+    $h->{transactions} = $txns;
+    $h->{transactions_per_s} = $seconds > 0 ? $txns / $seconds : undef;
+    $h->{cores}        = $seconds > 0 ? $d{total_us} / 1e6 / $seconds : undef;
+    $h->{busy}         = figure($busy, $busy, $seconds, $txns);
+    my $attributed = 0;
+    for my $g (@CPU_GROUPS) {
+      my $v = $d{"${g}_us"};
+      $v = 0 if $v < 0;
+      $h->{groups}{$g} = figure($v, $busy, $seconds, $txns);
+      $attributed += $v;
+    }
+    my $harness = 0;
+    $harness += ($d{"${_}_us"} > 0 ? $d{"${_}_us"} : 0) for @HARNESS;
+    $h->{harness}      = figure($harness, $busy, $seconds, $txns);
+    $h->{softirq}      = figure($d{softirq_us}, $busy, $seconds, $txns);
+    my $rest = $busy - $attributed;
+    $h->{unattributed} = figure($rest > 0 ? $rest : 0, $busy, $seconds, $txns);
+    $h->{postgres_cpu_us} = $d{postgres_us};
+  }
+  # The database's host: where PostgreSQL used the most CPU.
+  my ($db) = sort { ($b->{postgres_cpu_us} // 0) <=> ($a->{postgres_cpu_us} // 0) }
+             grep { defined $_->{harness} } @{ $cpu->{hosts} };
+  if ($db && ($db->{postgres_cpu_us} // 0) > 0) {
+    $db->{database_host} = 1;
+    $cpu->{database_host} = $db->{host};
+    $cpu->{harness_share_pct} = $db->{harness}{share_pct};
+    if (defined $db->{harness}{share_pct} && $db->{harness}{share_pct} > $HARNESS_WARN_PCT) {
+      $cpu->{warning} = sprintf('the harness (Brokerage House + emulators) used %.1f %% of the '
+                                . "database host's busy CPU (over %d %%): this result "
+                                . 'understates the database (see "Where the CPU went")',
+                                $db->{harness}{share_pct}, $HARNESS_WARN_PCT);
+    }
+  }
+  delete $_->{postgres_cpu_us} for @{ $cpu->{hosts} };
+}
+
+1;
