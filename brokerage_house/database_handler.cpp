@@ -21,6 +21,7 @@ class DatabaseHandler : public Handler {
 
   void Handle(const pr::Message& request, HandlerResult& out) override {
     out.to_market.clear();
+    const db::Session::Counters before = session_->counters();
     if (!session_->connected()) {
       auto now = std::chrono::steady_clock::now();
       if (now - last_reconnect_ >= std::chrono::seconds(1)) {
@@ -46,6 +47,9 @@ class DatabaseHandler : public Handler {
           }
         },
         request);
+    const db::Session::Counters after = session_->counters();
+    out.db_round_trips = after.round_trips - before.round_trips;
+    out.db_statements = after.statements - before.statements;
   }
 
  private:

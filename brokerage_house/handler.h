@@ -19,6 +19,8 @@ namespace bb::bh {
 struct HandlerResult {
   protocol::Message reply;
   std::vector<protocol::MarketTradeRequest> to_market;  // send after the reply
+  int64_t db_round_trips = 0;  // the database work the request took (0 without one)
+  int64_t db_statements = 0;
 };
 
 class Handler {

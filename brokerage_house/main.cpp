@@ -47,6 +47,9 @@ requests to the market emulator after Trade-Order and Market-Feed commit.
   --log-file FILE           log there too (default: stderr only)
   --log-level LEVEL         trace, debug, info, warn, error (default info or SPDLOG_LEVEL)
   --port-file FILE          write the bound port there once listening (for --listen ...:0)
+  --stats-file FILE         when stopped, write the totals per transaction type there (CSV:
+                            requests, outcomes, retries, server time, database round trips
+                            and statements)
   -h, --help                this text
 
 Stops gracefully on SIGTERM or SIGINT: no new clients, queued requests served and answered.
@@ -93,13 +96,14 @@ Result<Options> Parse(int argc, char** argv) {
         o.server.market = *hp;
       }
     } else if (arg == "--db" || arg == "--log-file" || arg == "--log-level" ||
-               arg == "--port-file") {
+               arg == "--port-file" || arg == "--stats-file") {
       auto v = args.Value();
       if (!v.ok()) return v.status();
-      (arg == "--db"          ? o.conninfo
-       : arg == "--log-file"  ? o.log_file
-       : arg == "--log-level" ? o.log_level
-                              : o.server.port_file) = *v;
+      (arg == "--db"           ? o.conninfo
+       : arg == "--log-file"   ? o.log_file
+       : arg == "--log-level"  ? o.log_level
+       : arg == "--stats-file" ? o.server.stats_file
+                               : o.server.port_file) = *v;
     } else if (arg == "--frames") {
       auto v = args.Value();
       if (!v.ok()) return v.status();

@@ -73,6 +73,7 @@ Status Server::Run() {
   Accept();
   io_.run();
   spdlog::info("stopped: {}", stats_.SummaryLine(0));
+  if (!options_.stats_file.empty()) return stats_.WriteCsv(options_.stats_file);
   return Status::Ok();
 }
 

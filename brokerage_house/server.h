@@ -37,7 +37,8 @@ struct ServerOptions {
   int market_connections = 4;
   ServerIdentity identity;
   int summary_seconds = 10;
-  std::string port_file;  // if set, the bound port is written here once listening
+  std::string port_file;   // if set, the bound port is written here once listening
+  std::string stats_file;  // if set, the totals per type are written here when stopped (CSV)
 };
 
 class Server {

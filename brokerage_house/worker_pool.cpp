@@ -116,7 +116,9 @@ void WorkerPool::Serve(Handler& handler, Job& job, HandlerResult& result,
   const int64_t average = job_nanos_.load(std::memory_order_relaxed);
   job_nanos_.store(average + (nanos - average) / 8, std::memory_order_relaxed);
   StampServerTime(result.reply, MonotonicMicros() - job.received_micros);
-  if (const auto* status = StatusOf(result.reply)) stats_.Count(job.type, *status);
+  if (const auto* status = StatusOf(result.reply)) {
+    stats_.Count(job.type, *status, result.db_round_trips, result.db_statements);
+  }
   frame.clear();
   EncodeReply(result.reply, job.request_id, frame);
   replies_.Push(std::move(job.target), frame);

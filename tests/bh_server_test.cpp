@@ -5,6 +5,8 @@
 // answers what was queued.
 #include <atomic>
 #include <chrono>
+#include <filesystem>
+#include <fstream>
 #include <random>
 #include <thread>
 
@@ -370,6 +372,52 @@ TEST(BrokerageHouse, SlowRequestsArrivingTogetherRunInParallel) {
     }
   }
   EXPECT_EQ(most.load(), 2);
+}
+
+// A handler that says it took 3 round trips and 5 statements of database work per request.
+class CountingHandler : public bh::Handler {
+ public:
+  void Handle(const pr::Message&, bh::HandlerResult& out) override {
+    out.to_market.clear();
+    out.reply.emplace<pr::TradeStatusOutput>();
+    out.db_round_trips = 3;
+    out.db_statements = 5;
+  }
+};
+
+TEST(BrokerageHouse, WritesItsTotalsPerTypeToTheStatsFileWhenStopped) {
+  const std::string path =
+      (std::filesystem::temp_directory_path() / fmt::format("bb-bh-stats-{}.csv", ::getpid()))
+          .string();
+  bh::ServerOptions options;
+  options.stats_file = path;
+  RunningServer server(options, [] {
+    return Result<std::unique_ptr<bh::Handler>>(std::make_unique<CountingHandler>());
+  });
+  auto c = server.Client();
+  for (int i = 0; i < 7; ++i)
+    ASSERT_TRUE(Holds<pr::TradeStatusOutput>(c->Call(pr::TradeStatusInput{})));
+  c.reset();
+  server.StopAndJoin();
+  EXPECT_TRUE(server.status().ok()) << server.status().message();
+  std::ifstream in(path);
+  std::string head, row, rest;
+  std::getline(in, head);
+  std::getline(in, row);
+  EXPECT_FALSE(std::getline(in, rest)) << "one type only, got also: " << rest;
+  EXPECT_EQ(head,
+            "type,requests,ok,rollback,warning,invalid,retry_exhausted,db_error,net_error,timeout,"
+            "retries,server_us,db_round_trips,db_statements");
+  EXPECT_THAT(row, ::testing::StartsWith("TS,7,7,0,0,0,0,0,0,0,0,"));
+  EXPECT_THAT(row, ::testing::EndsWith(",21,35"));
+  std::filesystem::remove(path);
+  // An unwritable file fails the stop, naming the option and the file.
+  bh::ServerOptions bad;
+  bad.stats_file = "/nonexistent-dir/stats.csv";
+  RunningServer failing(bad);
+  failing.StopAndJoin();
+  EXPECT_THAT(failing.status().message(),
+              HasSubstr("--stats-file /nonexistent-dir/stats.csv: No such file"));
 }
 
 TEST(BrokerageHouse, AnUnreachableMarketDoesNotSlowCustomerTransactions) {
