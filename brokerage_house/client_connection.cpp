@@ -19,12 +19,10 @@ constexpr std::size_t kReadChunk = 8 * 1024;
 // Write buffers beyond this (a large reply) are given back once written.
 constexpr std::size_t kKeepWriteBytes = 64 * 1024;
 
-ClientConnection::ClientConnection(asio::ip::tcp::socket socket, WorkerPool& pool,
-                                   WorkerWakeup& wakeup, Stats& stats,
+ClientConnection::ClientConnection(asio::ip::tcp::socket socket, RequestSink& sink, Stats& stats,
                                    const ServerIdentity& identity)
     : socket_(std::move(socket)),
-      pool_(pool),
-      wakeup_(wakeup),
+      sink_(sink),
       stats_(stats),
       identity_(identity),
       input_(kReadChunk) {
@@ -165,10 +163,8 @@ void ClientConnection::HandleFrame(const pr::FrameHeader& header, std::span<cons
   } else if (!hello_done_) {
     SendError(id, pr::ErrorCode::kUnexpectedMessage,
               "a hello with the run's sizing must come first");
-  } else if (pool_.Submit(
+  } else if (!sink_.Submit(
                  Job{shared_from_this(), id, header.type, std::move(decoded).value(), received})) {
-    wakeup_.Request();
-  } else {
     stats_.overloaded.fetch_add(1, std::memory_order_relaxed);
     SendError(id, pr::ErrorCode::kOverloaded, "the request queue is full");
   }

@@ -29,6 +29,7 @@
 #include <vector>
 
 #include "common/db/session.h"
+#include "common/protocol/codec.h"
 #include "common/protocol/transactions.h"
 #include "common/util/status.h"
 
@@ -78,6 +79,26 @@ class FrameRunner {
   db::Session& session_;
   FrameOptions options_;
 };
+
+// One transaction as its server-side call, ready to send: FrameRunner sends it with
+// Session::Call, the Brokerage House's CallDispatcher with Session::StartCall.
+struct ServerCall {
+  db::Isolation isolation = db::Isolation::kReadCommitted;
+  db::Finish finish = db::Finish::kCommit;
+  std::string_view statement;     // a prepared statement of FrameMode::kServer
+  std::vector<db::Param> params;  // cleared and refilled for each call
+};
+
+// The call of `request` (one of the twelve transaction inputs) at time `now` (µs since the
+// epoch, the frames' clock). False when the request is answered without the database (an
+// input the spec's harness checks refuse): `reply` then holds its reply.
+bool PrepareServerCall(const protocol::Message& request, int64_t now, ServerCall& call,
+                       protocol::Message& reply);
+// The reply to `request` once its call has ended; the market requests of a committed
+// Trade-Order or Market-Feed are appended to `to_market`.
+void ReadServerCall(const protocol::Message& request, const db::TxnOutcome& outcome,
+                    const db::QueryResult& rows, protocol::Message& reply,
+                    std::vector<protocol::MarketTradeRequest>& to_market);
 
 // Creates or replaces the server-side frame functions (frames/sql/*.sql) in the database of
 // `conninfo`, unless it already has this build's version of them; under an advisory lock, so

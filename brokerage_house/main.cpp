@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include "brokerage_house/call_dispatcher.h"
 #include "brokerage_house/frame_runner.h"
 #include "brokerage_house/handler.h"
 #include "brokerage_house/server.h"
@@ -33,7 +34,9 @@ requests to the market emulator after Trade-Order and Market-Feed commit.
                             client: the frames' statements one by one from here
   --no-db                   answer every request with a valid canned reply, no database (to
                             measure the harness's own ceiling)
-  --workers N               DB workers, each with its own connection (default 2 x cores)
+  --workers N               database connections (default 2 x cores): with server-side
+                            frames the I/O thread drives them itself, with client-side frames
+                            each has a worker thread
   --queue N                 requests that may wait for a worker before clients get
                             "overloaded" (default 10000)
   --market HOST:PORT        the market emulator; without it trade requests are counted as
@@ -149,6 +152,9 @@ int main(int argc, char** argv) {
     return bb::Fail("bb-brokerage-house", logger.status(), 2);
   }
 
+  // Server-side frames: the I/O thread's own database sessions (CallDispatcher); client-side
+  // frames and --no-db: a pool of worker threads, each with a handler.
+  bb::bh::SinkFactory sink;
   bb::bh::HandlerFactory factory;
   if (o.no_db) {
     factory = [] { return Result<std::unique_ptr<bb::bh::Handler>>(bb::bh::MakeCannedHandler()); };
@@ -185,16 +191,21 @@ int main(int argc, char** argv) {
         return 1;
       }
     }
-    factory = [conninfo = o.conninfo, frames = o.frames] {
-      return bb::bh::MakeDatabaseHandler(conninfo, frames);
-    };
+    if (o.frames.mode == bb::bh::FrameMode::kServer) {
+      sink = bb::bh::MakeCallDispatcher(o.conninfo, o.frames);
+    } else {
+      factory = [conninfo = o.conninfo, frames = o.frames] {
+        return bb::bh::MakeDatabaseHandler(conninfo, frames);
+      };
+    }
   }
   spdlog::info("serving customers {}, scale factor {}, initial trade days {}{}",
                o.server.identity.customers_total, o.server.identity.scale_factor,
                o.server.identity.initial_trade_days,
                o.no_db ? " (no database)"
                        : fmt::format(" ({}-side frames)", bb::bh::FrameModeName(o.frames.mode)));
-  bb::bh::Server server(o.server, std::move(factory));
+  bb::bh::Server server = sink ? bb::bh::Server(o.server, std::move(sink))
+                               : bb::bh::Server(o.server, std::move(factory));
   Status s = server.Run();
   if (!s.ok()) {
     spdlog::error("{}", s.message());

@@ -9,6 +9,13 @@
 namespace bb::bh {
 
 Server::Server(ServerOptions options, HandlerFactory factory)
+    : Server(std::move(options), [f = std::move(factory)](const SinkContext& context) {
+        auto pool = WorkerPool::Start(context, f);
+        if (!pool.ok()) return Result<std::unique_ptr<RequestSink>>(pool.status());
+        return Result<std::unique_ptr<RequestSink>>(std::move(pool).value());
+      }) {}
+
+Server::Server(ServerOptions options, SinkFactory factory)
     : options_(std::move(options)),
       factory_(std::move(factory)),
       acceptor_(io_),
@@ -32,16 +39,15 @@ Status Server::Run() {
       requests.clear();
     }
   };
-  auto pool = WorkerPool::Start(options_.workers, options_.queue_capacity, factory_, replies_,
-                                stats_, std::move(sink));
-  if (!pool.ok()) return pool.status();
-  pool_ = std::move(pool).value();
-  wakeup_ = std::make_unique<WorkerWakeup>(io_, *pool_);
+  auto made = factory_(SinkContext{io_, replies_, stats_, std::move(sink), options_.workers,
+                                   options_.queue_capacity});
+  if (!made.ok()) return made.status();
+  sink_ = std::move(made).value();
 
   error_code ec;
   auto address = asio::ip::make_address(options_.listen.host, ec);
   if (ec) {
-    pool_->Stop();
+    sink_.reset();  // nothing was taken; the I/O loop never ran
     return Status::InvalidArgument(
         fmt::format("--listen: '{}' is not an IP address", options_.listen.host));
   }
@@ -51,7 +57,7 @@ Status Server::Run() {
   if (!ec) acceptor_.bind(endpoint, ec);
   if (!ec) acceptor_.listen(asio::socket_base::max_listen_connections, ec);
   if (ec) {
-    pool_->Stop();
+    sink_.reset();  // nothing was taken; the I/O loop never ran
     return Status::IoError(fmt::format("--listen {}:{}: {}", options_.listen.host,
                                        options_.listen.port, ec.message()));
   }
@@ -86,8 +92,8 @@ void Server::Accept() {
   acceptor_.async_accept([this](error_code ec, asio::ip::tcp::socket socket) {
     if (!acceptor_.is_open()) return;
     if (!ec) {
-      auto client = std::make_shared<ClientConnection>(std::move(socket), *pool_, *wakeup_, stats_,
-                                                       options_.identity);
+      auto client =
+          std::make_shared<ClientConnection>(std::move(socket), *sink_, stats_, options_.identity);
       client->Start();
       std::erase_if(clients_, [](const auto& w) { return w.expired(); });
       clients_.push_back(client);
@@ -135,7 +141,7 @@ void Server::BeginShutdown() {
   // Draining blocks, so it runs off the I/O thread; the I/O thread keeps delivering replies
   // until the queue is empty, then closes everything.
   drainer_ = std::thread([this] {
-    pool_->Stop();
+    sink_->Stop();
     asio::post(io_, [this] {
       for (auto& weak : clients_) {
         if (auto client = weak.lock()) client->Close();

@@ -1,8 +1,9 @@
 // Server: wires the Brokerage House together (Asio's HTTP server 3 "server"): an acceptor on
-// one I/O thread that never blocks, a ClientConnection per client, the WorkerPool of DB
-// workers with the WorkerWakeup and ReplyQueue that carry requests to them and replies back,
-// the MarketClient, a periodic summary line, and a graceful stop on SIGTERM/SIGINT: stop
-// accepting, serve what is queued, deliver the replies, close.
+// one I/O thread that never blocks, a ClientConnection per client, the RequestSink that serves
+// their requests (a WorkerPool of DB workers with the ReplyQueue that carries their replies
+// back, or a CallDispatcher on the I/O thread itself), the MarketClient, a periodic summary
+// line, and a graceful stop on SIGTERM/SIGINT: stop accepting, serve what is queued, deliver
+// the replies, close.
 //
 // The io_context runs on one thread only (Run's), so its handlers never run concurrently:
 // connections need no strand of their own (Asio calls this an implicit strand), which saves
@@ -22,6 +23,7 @@
 #include "brokerage_house/client_connection.h"
 #include "brokerage_house/market_client.h"
 #include "brokerage_house/reply_queue.h"
+#include "brokerage_house/request_sink.h"
 #include "brokerage_house/stats.h"
 #include "brokerage_house/worker_pool.h"
 #include "common/util/asio.h"
@@ -43,7 +45,10 @@ struct ServerOptions {
 
 class Server {
  public:
+  // Requests served by a WorkerPool of options.workers threads, each with a handler of `factory`.
   Server(ServerOptions options, HandlerFactory factory);
+  // Requests served by the sink `factory` makes (e.g. MakeCallDispatcher).
+  Server(ServerOptions options, SinkFactory factory);
   ~Server();
 
   // Starts the workers and listens; returns when stopped. An error if the workers cannot
@@ -62,15 +67,14 @@ class Server {
   void WaitForClients(std::chrono::steady_clock::time_point deadline);
 
   ServerOptions options_;
-  HandlerFactory factory_;
+  SinkFactory factory_;
   Stats stats_;
   asio::io_context io_{1};  // run by one thread (the concurrency hint says so to Asio)
   ReplyQueue replies_{io_};
   asio::ip::tcp::acceptor acceptor_;
   asio::signal_set signals_;
   asio::steady_timer summary_timer_;
-  std::unique_ptr<WorkerPool> pool_;
-  std::unique_ptr<WorkerWakeup> wakeup_;
+  std::unique_ptr<RequestSink> sink_;
   std::unique_ptr<MarketClient> market_;
   std::vector<std::weak_ptr<ClientConnection>> clients_;
   std::chrono::steady_clock::time_point last_summary_;

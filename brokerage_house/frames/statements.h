@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <span>
 #include <utility>
+#include <vector>
 
 #include "brokerage_house/frame_runner.h"
 #include "common/db/session.h"
@@ -33,6 +34,29 @@ inline std::span<const db::PreparedStatement> ForMode(
     FrameMode mode, std::span<const db::PreparedStatement> server,
     std::span<const db::PreparedStatement> client) {
   return mode == FrameMode::kServer ? server : client;
+}
+
+// Each transaction's server-side call (frames/<txn>.cpp). Prepare fills the call for an input,
+// or returns false when the input is refused before any database work (`refused` is then the
+// reply); Read makes the reply from the call's outcome and row, and appends the market
+// requests of a committed Trade-Order or Market-Feed to `to_market`.
+bool Prepare(const protocol::TradeStatusInput& in, int64_t now, ServerCall& call,
+             protocol::TradeStatusOutput& refused);
+protocol::TradeStatusOutput Read(const protocol::TradeStatusInput& in,
+                                 const db::TxnOutcome& outcome, const db::QueryResult& row,
+                                 std::vector<protocol::MarketTradeRequest>& to_market);
+
+// Runs a transaction's server-side call on a blocking session (FrameRunner in server mode).
+template <typename In>
+auto RunServerCall(db::Session& session, int max_retries, int64_t now, const In& in,
+                   std::vector<protocol::MarketTradeRequest>& to_market) {
+  decltype(Read(in, db::TxnOutcome(), db::QueryResult(), to_market)) out;
+  ServerCall call;
+  if (!Prepare(in, now, call, out)) return out;
+  db::QueryResult row;
+  const db::TxnOutcome outcome =
+      session.Call(call.isolation, max_retries, call.statement, call.params, call.finish, row);
+  return Read(in, outcome, row, to_market);
 }
 
 // The spec status of a server-side frame call: the one the function rolled back with (SQLSTATE

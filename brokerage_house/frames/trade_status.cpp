@@ -48,13 +48,25 @@ constexpr std::string_view kCall = "ts_call";
 constexpr db::PreparedStatement kServerStatements[] = {
     {kCall, "SELECT * FROM bb_trade_status($1)"}};
 
-protocol::TradeStatusOutput RunOnServer(db::Session& session, int max_retries,
-                                        const protocol::TradeStatusInput& in) {
+}  // namespace
+
+std::span<const db::PreparedStatement> frames::TradeStatusStatements(FrameMode mode) {
+  return ForMode(mode, kServerStatements, kStatements);
+}
+
+bool frames::Prepare(const protocol::TradeStatusInput& in, int64_t, ServerCall& call,
+                     protocol::TradeStatusOutput&) {
+  call.isolation = db::Isolation::kReadCommitted;
+  call.finish = db::Finish::kCommit;
+  call.statement = kCall;
+  call.params.emplace_back(in.acct_id);
+  return true;
+}
+
+protocol::TradeStatusOutput frames::Read(const protocol::TradeStatusInput&,
+                                         const db::TxnOutcome& outcome, const db::QueryResult& row,
+                                         std::vector<protocol::MarketTradeRequest>&) {
   protocol::TradeStatusOutput out;
-  db::QueryResult row;
-  const db::Param params[] = {in.acct_id};
-  const db::TxnOutcome outcome = session.Call(db::Isolation::kReadCommitted, max_retries, kCall,
-                                              params, db::Finish::kCommit, row);
   if (outcome.end == db::TxnEnd::kCommitted && row.size() == 1) {
     out.cust_l_name = row.Text(0, kCustLName);
     out.cust_f_name = row.Text(0, kCustFName);
@@ -81,14 +93,11 @@ protocol::TradeStatusOutput RunOnServer(db::Session& session, int max_retries,
   return out;
 }
 
-}  // namespace
-
-std::span<const db::PreparedStatement> frames::TradeStatusStatements(FrameMode mode) {
-  return ForMode(mode, kServerStatements, kStatements);
-}
-
 protocol::TradeStatusOutput FrameRunner::Run(const protocol::TradeStatusInput& in) {
-  if (on_server()) return RunOnServer(session_, options_.max_retries, in);
+  if (on_server()) {
+    std::vector<protocol::MarketTradeRequest> none;
+    return frames::RunServerCall(session_, options_.max_retries, Now(), in, none);
+  }
   protocol::TradeStatusOutput out;
   int32_t status = 0;
   const db::TxnOutcome outcome =

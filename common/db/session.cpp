@@ -17,7 +17,7 @@ std::string OneLine(std::string_view text) {
   std::string out(text);
   while (!out.empty() && (out.back() == '\n' || out.back() == ' ')) out.pop_back();
   for (char& c : out) {
-    if (c == '\n') c = ' ';
+    if (c == '\n' || c == '\t') c = ' ';
   }
   return out;
 }
