@@ -134,6 +134,7 @@ void Server::WaitForClients(std::chrono::steady_clock::time_point deadline) {
 void Server::BeginShutdown() {
   if (shutting_down_) return;
   shutting_down_ = true;
+  stopping_guard_.emplace(io_.get_executor());
   error_code ec;
   acceptor_.close(ec);
   signals_.cancel(ec);

@@ -79,6 +79,9 @@ class Server {
   std::vector<std::weak_ptr<ClientConnection>> clients_;
   std::chrono::steady_clock::time_point last_summary_;
   std::thread drainer_;
+  // Keeps the I/O loop running through the stop, until WaitForClients ends it: the sink's
+  // Stop needs the loop while it drains, even when no client is left to give it work.
+  std::optional<asio::executor_work_guard<asio::io_context::executor_type>> stopping_guard_;
   std::atomic<uint16_t> port_{0};
   bool shutting_down_ = false;
 };
