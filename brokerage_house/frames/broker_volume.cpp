@@ -1,6 +1,6 @@
 // Broker-Volume (reference §4.1, spec clause 3.3.1): the volume of pending limit orders
 // (TRADE_REQUEST) per broker of a list, for the securities of one sector. Read-only, one frame,
-// READ COMMITTED (§4.0, isolation level L1).
+// READ COMMITTED (§4.0, isolation level L1). Server-side: sql/broker_volume.sql.
 #include <string>
 #include <string_view>
 #include <vector>
@@ -48,13 +48,41 @@ std::string BrokerArrayLiteral(const std::vector<std::string>& names) {
   return literal;
 }
 
+// The server-side frame: one call of sql/broker_volume.sql's function. Its columns:
+enum CallColumn : int {
+  kStatus,
+  kBrokerNames,  // then the volumes, parallel to it
+};
+constexpr std::string_view kCall = "bv_call";
+constexpr db::PreparedStatement kServerStatements[] = {
+    {kCall, "SELECT * FROM bb_broker_volume($1, $2)"}};
+
+protocol::BrokerVolumeOutput RunOnServer(db::Session& session, int max_retries,
+                                         const protocol::BrokerVolumeInput& in) {
+  protocol::BrokerVolumeOutput out;
+  db::QueryResult row;
+  const db::Param params[] = {BrokerArrayLiteral(in.broker_list), in.sector_name};
+  const db::TxnOutcome outcome = session.Call(db::Isolation::kReadCommitted, max_retries, kCall,
+                                              params, db::Finish::kCommit, row);
+  if (outcome.end == db::TxnEnd::kCommitted && row.size() == 1) {
+    auto [names, volumes] = frames::Lists<2>(row, kBrokerNames);
+    while (names.Next()) {
+      volumes.Next();
+      out.brokers.push_back({std::string(names.value()), volumes.Cents()});
+    }
+  }
+  out.status = MakeReplyStatus(outcome, frames::CallStatus(outcome, row));
+  return out;
+}
+
 }  // namespace
 
 std::span<const db::PreparedStatement> frames::BrokerVolumeStatements(FrameMode mode) {
-  return ForMode(mode, {}, kStatements);
+  return ForMode(mode, kServerStatements, kStatements);
 }
 
 protocol::BrokerVolumeOutput FrameRunner::Run(const protocol::BrokerVolumeInput& in) {
+  if (on_server()) return RunOnServer(session_, options_.max_retries, in);
   protocol::BrokerVolumeOutput out;
   int32_t status = 0;
   const std::string brokers = BrokerArrayLiteral(in.broker_list);

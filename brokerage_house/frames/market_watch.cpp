@@ -1,7 +1,8 @@
 // Market-Watch (reference §4.4, spec clause 3.3.4): the percentage change in market
 // capitalisation, from the close of start_date to the last trade, of the securities on a
 // customer's watch list, of an industry's companies in a company-id window, or held by an
-// account. Read-only, one frame, READ COMMITTED (§4.0, isolation level L1).
+// account. Read-only, one frame, READ COMMITTED (§4.0, isolation level L1). Server-side:
+// sql/market_watch.sql.
 #include <string_view>
 
 #include "brokerage_house/frame_runner.h"
@@ -61,10 +62,31 @@ db::TxnOutcome NotRun() {
   return outcome;
 }
 
+// The server-side frame: one call of sql/market_watch.sql's function. Its columns:
+enum CallColumn : int { kStatus, kPctChange };
+constexpr std::string_view kCall = "mw_call";
+constexpr db::PreparedStatement kServerStatements[] = {
+    {kCall, "SELECT * FROM bb_market_watch($1, $2, $3, $4, $5, $6)"}};
+
+protocol::MarketWatchOutput RunOnServer(db::Session& session, int max_retries,
+                                        const protocol::MarketWatchInput& in) {
+  protocol::MarketWatchOutput out;
+  db::QueryResult row;
+  const db::Param params[] = {in.acct_id,        in.cust_id,      in.industry_name,
+                              in.starting_co_id, in.ending_co_id, db::Param::Date(in.start_date)};
+  const db::TxnOutcome outcome = session.Call(db::Isolation::kReadCommitted, max_retries, kCall,
+                                              params, db::Finish::kCommit, row);
+  if (outcome.end == db::TxnEnd::kCommitted && row.size() == 1) {
+    out.pct_change = row.Double(0, kPctChange);
+  }
+  out.status = MakeReplyStatus(outcome, frames::CallStatus(outcome, row));
+  return out;
+}
+
 }  // namespace
 
 std::span<const db::PreparedStatement> frames::MarketWatchStatements(FrameMode mode) {
-  return ForMode(mode, {}, kStatements);
+  return ForMode(mode, kServerStatements, kStatements);
 }
 
 protocol::MarketWatchOutput FrameRunner::Run(const protocol::MarketWatchInput& in) {
@@ -75,6 +97,7 @@ protocol::MarketWatchOutput FrameRunner::Run(const protocol::MarketWatchInput& i
     out.status = MakeReplyStatus(NotRun(), -411);
     return out;
   }
+  if (on_server()) return RunOnServer(session_, options_.max_retries, in);
   const db::Param start_date = db::Param::Date(in.start_date);
   const db::TxnOutcome outcome =
       session_.Run(db::Isolation::kReadCommitted, options_.max_retries, [&](db::Transaction& tx) {
