@@ -3,6 +3,7 @@
 // selects: F1 toggles the executor name of listed trades, F2 the settlement cash type of an
 // account's trades in a time window, F3 the cash transaction name of a symbol's cash trades in
 // a time window. Read-write, REPEATABLE READ (§4.0, isolation level L2; DESIGN.md).
+// Server-side: sql/trade_update.sql.
 #include <algorithm>
 #include <string>
 #include <string_view>
@@ -16,6 +17,7 @@ namespace bb::bh {
 namespace {
 
 using frames::ReadTradeInfo;
+using frames::ReadTradeInfoArrays;
 using frames::TradeIdArrayLiteral;
 
 constexpr std::string_view kFrame1Update = "tu_f1_update";
@@ -137,10 +139,48 @@ db::TxnOutcome NotRun() {
   return outcome;
 }
 
+// The server-side frames: one call of sql/trade_update.sql's function. Its columns:
+enum CallColumn : int {
+  kStatus,
+  kNumUpdated,
+  kTradeInfo,  // the 21 arrays of the trade-information layout (trade_info.h)
+};
+constexpr std::string_view kCall = "tu_call";
+constexpr db::PreparedStatement kServerStatements[] = {
+    {kCall, "SELECT * FROM bb_trade_update($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)"}};
+
+// `limit`, `max_updates` and `trade_ids` as the client-side frames have them (FrameRunner::Run).
+// A negative spec status rolls the update back, and the reply carries the status alone.
+protocol::TradeUpdateOutput RunOnServer(db::Session& session, int max_retries,
+                                        const protocol::TradeUpdateInput& in, int32_t limit,
+                                        int32_t max_updates, const std::string& trade_ids) {
+  protocol::TradeUpdateOutput out;
+  out.frame = in.frame;
+  db::QueryResult row;
+  const db::Param params[] = {in.frame,
+                              in.max_trades,
+                              in.max_updates,
+                              limit,
+                              max_updates,
+                              trade_ids,
+                              in.acct_id,
+                              in.symbol,
+                              db::Param::Timestamp(in.start_trade_dts),
+                              db::Param::Timestamp(in.end_trade_dts)};
+  const db::TxnOutcome outcome = session.Call(db::Isolation::kRepeatableRead, max_retries, kCall,
+                                              params, db::Finish::kCommit, row);
+  if (outcome.end == db::TxnEnd::kCommitted && row.size() == 1) {
+    out.num_updated = static_cast<int32_t>(row.Int(0, kNumUpdated));
+    ReadTradeInfoArrays(row, kTradeInfo, out.trades);
+  }
+  out.status = MakeReplyStatus(outcome, frames::CallStatus(outcome, row));
+  return out;
+}
+
 }  // namespace
 
 std::span<const db::PreparedStatement> frames::TradeUpdateStatements(FrameMode mode) {
-  return ForMode(mode, {}, kStatements);
+  return ForMode(mode, kServerStatements, kStatements);
 }
 
 protocol::TradeUpdateOutput FrameRunner::Run(const protocol::TradeUpdateInput& in) {
@@ -153,12 +193,15 @@ protocol::TradeUpdateOutput FrameRunner::Run(const protocol::TradeUpdateInput& i
     out.status.detail = "Trade-Update frame " + std::to_string(in.frame) + " is not 1..3";
     return out;
   }
-  int32_t status = 0;
   // Rows a frame may return: max_trades, never more than the protocol carries.
   const int32_t limit = std::clamp<int32_t>(in.max_trades, 0, protocol::kMaxTradesPerFrame);
   const int32_t max_updates = std::max<int32_t>(in.max_updates, 0);
   const std::string trade_ids = TradeIdArrayLiteral(
       in.trade_ids, std::min(in.trade_ids.size(), static_cast<std::size_t>(limit)));
+  if (on_server()) {
+    return RunOnServer(session_, options_.max_retries, in, limit, max_updates, trade_ids);
+  }
+  int32_t status = 0;
   const db::Param start = db::Param::Timestamp(in.start_trade_dts);
   const db::Param end = db::Param::Timestamp(in.end_trade_dts);
   const db::TxnOutcome outcome =
@@ -218,7 +261,14 @@ protocol::TradeUpdateOutput FrameRunner::Run(const protocol::TradeUpdateInput& i
             break;
           }
         }
-        return status < 0 ? db::Finish::kRollback : db::Finish::kCommit;
+        if (status < 0) {
+          // The roll-back undoes the update: the reply carries the status alone (and the
+          // frame it echoes), as the server-side frame's, whose exception returns no row.
+          out = {};
+          out.frame = in.frame;
+          return db::Finish::kRollback;
+        }
+        return db::Finish::kCommit;
       });
   out.status = MakeReplyStatus(outcome, status);
   return out;
