@@ -469,6 +469,17 @@ TEST_P(FramesRw, TradeOrderChecksTheAccountAndTheExecutor) {
   EXPECT_EQ(out.status.outcome, Outcome::kInvalid);
   EXPECT_TRUE(sent.empty());
 
+  // A security that does not exist has no commission rate: -732, rolled back, only the status.
+  const int64_t next_id = Int("SELECT last_value FROM seq_trade_id");
+  out = runner_->Run(Order(acct, "NOSUCH", "TMB", 100), sent);
+  EXPECT_EQ(out.status.spec_status, -732);
+  EXPECT_EQ(out.status.outcome, Outcome::kInvalid);
+  protocol::TradeOrderOutput only_status;
+  only_status.status = out.status;
+  EXPECT_EQ(out, only_status);
+  EXPECT_TRUE(sent.empty());
+  EXPECT_EQ(Int("SELECT last_value FROM seq_trade_id"), next_id);  // frame 4 never ran
+
   db::Rows third = Query(
       "SELECT ap_ca_id, ap_f_name, ap_l_name, ap_tax_id FROM account_permission JOIN "
       "customer_account ON ca_id = ap_ca_id JOIN customer ON c_id = ca_c_id WHERE ap_tax_id <> "
@@ -514,7 +525,9 @@ TEST_P(FramesRw, TradeResultAndMarketFeedRefuseWhatTheyCannotFind) {
       runner_->Run(Feed({{symbol, 2345, 100}, {"NOSUCH", 2500, 100}}), sent);
   EXPECT_EQ(out.status.spec_status, -311);
   EXPECT_EQ(out.status.outcome, Outcome::kInvalid);
+  EXPECT_EQ(out.num_updated, 0);  // a rolled-back feed reports only its status
   EXPECT_EQ(out.send_len, 0);
+  EXPECT_TRUE(sent.empty());
   EXPECT_EQ(Text(lt_sql), before);
 }
 
