@@ -427,6 +427,30 @@ TEST_P(FramesRw, LimitOrdersPendUntilAMarketFeedTriggersThem) {
   EXPECT_EQ(Int(fmt::format("SELECT count(*) FROM settlement WHERE se_t_id = {}", buy)), 1);
 }
 
+// Reference §4.3: every entry updates LAST_TRADE in turn, so each adds its volume and the last
+// entry of a symbol in the feed sets its price, whatever the order of the symbols.
+TEST_P(FramesRw, MarketFeedAppliesEveryEntryAndTheLastPriceOfASymbolWins) {
+  db::Rows pick = Query(
+      "SELECT lt_s_symb, lt_vol FROM last_trade WHERE lt_s_symb NOT IN (SELECT tr_s_symb FROM "
+      "trade_request) ORDER BY md5(lt_s_symb) DESC LIMIT 2");
+  ASSERT_EQ(pick.values.size(), 2u);
+  const std::string a = std::min(*pick.values[0][0], *pick.values[1][0]);
+  const std::string b = std::max(*pick.values[0][0], *pick.values[1][0]);
+  const std::string lt_sql = "SELECT lt_price || ' ' || lt_vol FROM last_trade WHERE lt_s_symb = ";
+  const int64_t a_vol = Int(fmt::format("SELECT lt_vol FROM last_trade WHERE lt_s_symb = '{}'", a));
+  const int64_t b_vol = Int(fmt::format("SELECT lt_vol FROM last_trade WHERE lt_s_symb = '{}'", b));
+
+  std::vector<MarketTradeRequest> sent;
+  protocol::MarketFeedOutput out =
+      runner_->Run(Feed({{b, 2600, 100}, {a, 2500, 100}, {b, 2700, 200}, {a, 2400, 300}}), sent);
+  ASSERT_EQ(out.status.outcome, Outcome::kOk) << out.status.detail;
+  EXPECT_EQ(out.num_updated, 4);
+  EXPECT_EQ(out.send_len, 0);
+  EXPECT_TRUE(sent.empty());
+  EXPECT_EQ(Text(fmt::format("{}'{}'", lt_sql, a)), fmt::format("24.00 {}", a_vol + 400));
+  EXPECT_EQ(Text(fmt::format("{}'{}'", lt_sql, b)), fmt::format("27.00 {}", b_vol + 300));
+}
+
 // Reference §6.2 (atomicity): an order rolled back on purpose leaves no rows and sends nothing.
 TEST_P(FramesRw, RollItBackLeavesNoRows) {
   const int64_t acct = Int("SELECT ca_id FROM customer_account ORDER BY ca_id OFFSET 3 LIMIT 1");
@@ -468,6 +492,17 @@ TEST_P(FramesRw, TradeOrderChecksTheAccountAndTheExecutor) {
   EXPECT_EQ(out.status.spec_status, -721);
   EXPECT_EQ(out.status.outcome, Outcome::kInvalid);
   EXPECT_TRUE(sent.empty());
+
+  // A security that does not exist has no commission rate: -732, rolled back, only the status.
+  const int64_t next_id = Int("SELECT last_value FROM seq_trade_id");
+  out = runner_->Run(Order(acct, "NOSUCH", "TMB", 100), sent);
+  EXPECT_EQ(out.status.spec_status, -732);
+  EXPECT_EQ(out.status.outcome, Outcome::kInvalid);
+  protocol::TradeOrderOutput only_status;
+  only_status.status = out.status;
+  EXPECT_EQ(out, only_status);
+  EXPECT_TRUE(sent.empty());
+  EXPECT_EQ(Int("SELECT last_value FROM seq_trade_id"), next_id);  // frame 4 never ran
 
   db::Rows third = Query(
       "SELECT ap_ca_id, ap_f_name, ap_l_name, ap_tax_id FROM account_permission JOIN "
@@ -514,7 +549,9 @@ TEST_P(FramesRw, TradeResultAndMarketFeedRefuseWhatTheyCannotFind) {
       runner_->Run(Feed({{symbol, 2345, 100}, {"NOSUCH", 2500, 100}}), sent);
   EXPECT_EQ(out.status.spec_status, -311);
   EXPECT_EQ(out.status.outcome, Outcome::kInvalid);
+  EXPECT_EQ(out.num_updated, 0);  // a rolled-back feed reports only its status
   EXPECT_EQ(out.send_len, 0);
+  EXPECT_TRUE(sent.empty());
   EXPECT_EQ(Text(lt_sql), before);
 }
 
