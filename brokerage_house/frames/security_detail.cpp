@@ -26,7 +26,8 @@ constexpr std::string_view kNewsHeadlines = "sd_f1_news_headlines";
 // on the company id that kSecurity returns. Each group is a candidate for pipelining.
 //
 // The spec orders financials by year and quarter and days by date; it gives no order for
-// competitors and news, so they come in primary-key order (competitors) or as stored (news).
+// competitors and news, so they come in primary-key order (competitors, news: ni_id), which
+// makes the output the same whatever plan the server picks.
 // Days: DM_DATE >= start_day, so a start_day on a weekend still yields max_rows rows (§7 quirk 4).
 constexpr db::PreparedStatement kStatements[] = {
     {kSecurity, R"sql(
@@ -72,12 +73,14 @@ SELECT ni_item, ni_dts, ni_source, ni_author
 FROM news_xref
 JOIN news_item ON ni_id = nx_ni_id
 WHERE nx_co_id = $1
+ORDER BY ni_id
 LIMIT 2)sql"},
     {kNewsHeadlines, R"sql(
 SELECT ni_dts, ni_source, ni_author, ni_headline, ni_summary
 FROM news_xref
 JOIN news_item ON ni_id = nx_ni_id
 WHERE nx_co_id = $1
+ORDER BY ni_id
 LIMIT 2)sql"},
 };
 

@@ -121,6 +121,7 @@ BEGIN
               FROM news_xref
               JOIN news_item ON ni_id = nx_ni_id
              WHERE nx_co_id = v_co_id
+             ORDER BY ni_id
              LIMIT 2) AS n;
   ELSE
     SELECT array_agg(n.ni_dts), array_agg(n.ni_source), array_agg(n.ni_author),
@@ -130,6 +131,7 @@ BEGIN
               FROM news_xref
               JOIN news_item ON ni_id = nx_ni_id
              WHERE nx_co_id = v_co_id
+             ORDER BY ni_id
              LIMIT 2) AS n;
   END IF;
 
