@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include "brokerage_house/call_dispatcher.h"
 #include "brokerage_house/frame_runner.h"
 #include "customer_emulator/emulator.h"
 #include "loader/loader.h"
@@ -32,8 +33,7 @@ TEST(CustomerEmulatorOnADatabase, EveryTransactionEndsAsIntended) {
   Status installed = bh::InstallFrameFunctions(*conninfo);
   ASSERT_TRUE(installed.ok()) << installed.message();
 
-  cetest::RunningBh bh(
-      kSizing, [c = *conninfo] { return bh::MakeDatabaseHandler(c, {}); }, 4);
+  cetest::RunningBh bh(kSizing, bh::MakeCallDispatcher(*conninfo, {}), 4);
   ASSERT_NE(bh.port(), 0) << bh.status().message();
   const std::string path =
       (std::filesystem::temp_directory_path() / fmt::format("bb-ce-db-{}.csv", ::getpid()))

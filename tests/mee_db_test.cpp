@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include "brokerage_house/call_dispatcher.h"
 #include "brokerage_house/frame_runner.h"
 #include "brokerage_house/server.h"
 #include "common/db/connection.h"
@@ -92,7 +93,7 @@ TEST(MarketEmulatorOnADatabase, CompletesMarketOrdersAndTriggersLimitOrders) {
   bo.identity = {"test bh", kSizing.customers, static_cast<int32_t>(kSizing.scale_factor),
                  static_cast<int32_t>(kSizing.initial_trade_days)};
   const std::string db = *conninfo;
-  bh::Server server(bo, [db] { return bh::MakeDatabaseHandler(db, {}); });
+  bh::Server server(bo, bh::MakeCallDispatcher(db, {}));
   Status bh_status;
   std::thread bh_thread([&] { bh_status = server.Run(); });
   for (int i = 0; i < 500 && server.port() == 0; ++i) {

@@ -57,13 +57,25 @@ constexpr std::string_view kCall = "bv_call";
 constexpr db::PreparedStatement kServerStatements[] = {
     {kCall, "SELECT * FROM bb_broker_volume($1, $2)"}};
 
-protocol::BrokerVolumeOutput RunOnServer(db::Session& session, int max_retries,
-                                         const protocol::BrokerVolumeInput& in) {
+}  // namespace
+
+std::span<const db::PreparedStatement> frames::BrokerVolumeStatements(FrameMode mode) {
+  return ForMode(mode, kServerStatements, kStatements);
+}
+
+bool frames::Prepare(const protocol::BrokerVolumeInput& in, int64_t, ServerCall& call,
+                     protocol::BrokerVolumeOutput&) {
+  call.isolation = db::Isolation::kReadCommitted;
+  call.finish = db::Finish::kCommit;
+  call.statement = kCall;
+  call.params.assign({BrokerArrayLiteral(in.broker_list), in.sector_name});
+  return true;
+}
+
+protocol::BrokerVolumeOutput frames::Read(const protocol::BrokerVolumeInput&,
+                                          const db::TxnOutcome& outcome, const db::QueryResult& row,
+                                          std::vector<protocol::MarketTradeRequest>&) {
   protocol::BrokerVolumeOutput out;
-  db::QueryResult row;
-  const db::Param params[] = {BrokerArrayLiteral(in.broker_list), in.sector_name};
-  const db::TxnOutcome outcome = session.Call(db::Isolation::kReadCommitted, max_retries, kCall,
-                                              params, db::Finish::kCommit, row);
   if (outcome.end == db::TxnEnd::kCommitted && row.size() == 1) {
     auto [names, volumes] = frames::Lists<2>(row, kBrokerNames);
     while (names.Next()) {
@@ -75,14 +87,11 @@ protocol::BrokerVolumeOutput RunOnServer(db::Session& session, int max_retries,
   return out;
 }
 
-}  // namespace
-
-std::span<const db::PreparedStatement> frames::BrokerVolumeStatements(FrameMode mode) {
-  return ForMode(mode, kServerStatements, kStatements);
-}
-
 protocol::BrokerVolumeOutput FrameRunner::Run(const protocol::BrokerVolumeInput& in) {
-  if (on_server()) return RunOnServer(session_, options_.max_retries, in);
+  if (on_server()) {
+    std::vector<protocol::MarketTradeRequest> none;
+    return frames::RunServerCall(session_, options_.max_retries, Now(), in, none);
+  }
   protocol::BrokerVolumeOutput out;
   int32_t status = 0;
   const std::string brokers = BrokerArrayLiteral(in.broker_list);

@@ -96,13 +96,26 @@ constexpr std::string_view kCall = "cp_call";
 constexpr db::PreparedStatement kServerStatements[] = {
     {kCall, "SELECT * FROM bb_customer_position($1, $2, $3, $4)"}};
 
-protocol::CustomerPositionOutput RunOnServer(db::Session& session, int max_retries,
-                                             const protocol::CustomerPositionInput& in) {
+}  // namespace
+
+std::span<const db::PreparedStatement> frames::CustomerPositionStatements(FrameMode mode) {
+  return ForMode(mode, kServerStatements, kStatements);
+}
+
+bool frames::Prepare(const protocol::CustomerPositionInput& in, int64_t, ServerCall& call,
+                     protocol::CustomerPositionOutput&) {
+  call.isolation = db::Isolation::kReadCommitted;
+  call.finish = db::Finish::kCommit;
+  call.statement = kCall;
+  call.params.assign({in.cust_id, in.tax_id, in.get_history, in.acct_id_idx});
+  return true;
+}
+
+protocol::CustomerPositionOutput frames::Read(const protocol::CustomerPositionInput&,
+                                              const db::TxnOutcome& outcome,
+                                              const db::QueryResult& row,
+                                              std::vector<protocol::MarketTradeRequest>&) {
   protocol::CustomerPositionOutput out;
-  db::QueryResult row;
-  const db::Param params[] = {in.cust_id, in.tax_id, in.get_history, in.acct_id_idx};
-  const db::TxnOutcome outcome = session.Call(db::Isolation::kReadCommitted, max_retries, kCall,
-                                              params, db::Finish::kCommit, row);
   if (outcome.end == db::TxnEnd::kCommitted && row.size() == 1 && !row.IsNull(0, kCustId)) {
     ReadCustomer(row, kCustId, out);
     auto [ids, cash, assets] = frames::Lists<3>(row, kAcctIds);
@@ -124,14 +137,11 @@ protocol::CustomerPositionOutput RunOnServer(db::Session& session, int max_retri
   return out;
 }
 
-}  // namespace
-
-std::span<const db::PreparedStatement> frames::CustomerPositionStatements(FrameMode mode) {
-  return ForMode(mode, kServerStatements, kStatements);
-}
-
 protocol::CustomerPositionOutput FrameRunner::Run(const protocol::CustomerPositionInput& in) {
-  if (on_server()) return RunOnServer(session_, options_.max_retries, in);
+  if (on_server()) {
+    std::vector<protocol::MarketTradeRequest> none;
+    return frames::RunServerCall(session_, options_.max_retries, Now(), in, none);
+  }
   protocol::CustomerPositionOutput out;
   int32_t status = 0;
   const db::TxnOutcome outcome =

@@ -113,34 +113,38 @@ constexpr std::string_view kCall = "dm_call";
 constexpr db::PreparedStatement kServerStatements[] = {
     {kCall, "SELECT * FROM bb_data_maintenance($1, $2, $3, $4, $5, $6, $7, $8, $9)"}};
 
-protocol::DataMaintenanceOutput RunOnServer(db::Session& session, int max_retries,
-                                            const protocol::DataMaintenanceInput& in, int64_t now) {
-  protocol::DataMaintenanceOutput out;
-  db::QueryResult row;
-  const db::Param params[] = {protocol::MaintenanceTableName(in.table),
-                              in.acct_id,
-                              in.c_id,
-                              in.co_id,
-                              in.symbol,
-                              in.day_of_month,
-                              in.vol_incr,
-                              in.tx_id,
-                              db::Param::Timestamp(now)};
-  const db::TxnOutcome outcome = session.Call(db::Isolation::kReadCommitted, max_retries, kCall,
-                                              params, db::Finish::kCommit, row);
-  out.status = MakeReplyStatus(outcome, frames::CallStatus(outcome, row));
-  return out;
-}
-
 }  // namespace
 
 std::span<const db::PreparedStatement> frames::DataMaintenanceStatements(FrameMode mode) {
   return ForMode(mode, kServerStatements, kStatements);
 }
 
+bool frames::Prepare(const protocol::DataMaintenanceInput& in, int64_t now, ServerCall& call,
+                     protocol::DataMaintenanceOutput&) {
+  call.isolation = db::Isolation::kReadCommitted;
+  call.finish = db::Finish::kCommit;
+  call.statement = kCall;
+  call.params.assign({protocol::MaintenanceTableName(in.table), in.acct_id, in.c_id, in.co_id,
+                      in.symbol, in.day_of_month, in.vol_incr, in.tx_id,
+                      db::Param::Timestamp(now)});
+  return true;
+}
+
+protocol::DataMaintenanceOutput frames::Read(const protocol::DataMaintenanceInput&,
+                                             const db::TxnOutcome& outcome,
+                                             const db::QueryResult& row,
+                                             std::vector<protocol::MarketTradeRequest>&) {
+  protocol::DataMaintenanceOutput out;
+  out.status = MakeReplyStatus(outcome, frames::CallStatus(outcome, row));
+  return out;
+}
+
 protocol::DataMaintenanceOutput FrameRunner::Run(const protocol::DataMaintenanceInput& in) {
   using protocol::MaintenanceTable;
-  if (on_server()) return RunOnServer(session_, options_.max_retries, in, Now());
+  if (on_server()) {
+    std::vector<protocol::MarketTradeRequest> none;
+    return frames::RunServerCall(session_, options_.max_retries, Now(), in, none);
+  }
   protocol::DataMaintenanceOutput out;
   const db::TxnOutcome outcome =
       session_.Run(db::Isolation::kReadCommitted, options_.max_retries, [&](db::Transaction& tx) {

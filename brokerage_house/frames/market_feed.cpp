@@ -95,19 +95,52 @@ EntryArrays ArraysInOrder(const protocol::MarketFeedInput& in, const EntryOrder&
   return arrays;
 }
 
-// The whole batch in one call; the triggered orders go to the market only after the commit.
-protocol::MarketFeedOutput RunOnServer(db::Session& session, int max_retries, int64_t now,
-                                       const protocol::MarketFeedInput& in, const EntryOrder& order,
-                                       uint8_t count,
-                                       std::vector<protocol::MarketTradeRequest>& to_market) {
+// True when the feed is refused before any database work, with its reply in `out`.
+bool Refused(const protocol::MarketFeedInput& in, protocol::MarketFeedOutput& out) {
+  if (in.entries.size() <= protocol::kMaxFeedEntries) return false;
+  // The protocol refuses such a feed; a caller that builds one itself gets this.
+  out.status.spec_status = kTooFewUpdated;
+  out.status.outcome = protocol::Outcome::kInvalid;
+  out.status.detail = "more ticker entries than max_feed_len (20)";
+  return true;
+}
+
+// The entries in symbol order (stable), the order both modes update them in.
+EntryOrder SymbolOrder(const protocol::MarketFeedInput& in) {
+  EntryOrder order{};
+  const auto count = static_cast<uint8_t>(in.entries.size());
+  for (uint8_t i = 0; i < count; ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.begin() + count, [&](uint8_t a, uint8_t b) {
+    return in.entries[a].symbol < in.entries[b].symbol;
+  });
+  return order;
+}
+
+}  // namespace
+
+std::span<const db::PreparedStatement> frames::MarketFeedStatements(FrameMode mode) {
+  return ForMode(mode, kServerStatements, kStatements);
+}
+
+// The whole batch in one call.
+bool frames::Prepare(const protocol::MarketFeedInput& in, int64_t now, ServerCall& call,
+                     protocol::MarketFeedOutput& refused) {
+  if (Refused(in, refused)) return false;
+  EntryArrays arrays = ArraysInOrder(in, SymbolOrder(in), static_cast<uint8_t>(in.entries.size()));
+  call.isolation = db::Isolation::kRepeatableRead;
+  call.finish = db::Finish::kCommit;
+  call.statement = kCall;
+  call.params.assign({std::move(arrays.symbols), std::move(arrays.prices), std::move(arrays.qtys),
+                      in.type_stop_loss, in.type_limit_sell, in.type_limit_buy, in.status_submitted,
+                      in.unique_symbols, db::Param::Timestamp(now)});
+  return true;
+}
+
+// The triggered orders go to the market only after the commit.
+protocol::MarketFeedOutput frames::Read(const protocol::MarketFeedInput&,
+                                        const db::TxnOutcome& outcome, const db::QueryResult& row,
+                                        std::vector<protocol::MarketTradeRequest>& to_market) {
   protocol::MarketFeedOutput out;
-  db::QueryResult row;
-  const EntryArrays arrays = ArraysInOrder(in, order, count);
-  const db::Param params[] = {arrays.symbols,      arrays.prices,      arrays.qtys,
-                              in.type_stop_loss,   in.type_limit_sell, in.type_limit_buy,
-                              in.status_submitted, in.unique_symbols,  db::Param::Timestamp(now)};
-  const db::TxnOutcome outcome = session.Call(db::Isolation::kRepeatableRead, max_retries, kCall,
-                                              params, db::Finish::kCommit, row);
   if (outcome.end == db::TxnEnd::kCommitted && row.size() == 1) {
     out.num_updated = static_cast<int32_t>(row.Int(0, kNumUpdated));
     auto lists = frames::Lists<5>(row, kTradeIds);
@@ -128,32 +161,16 @@ protocol::MarketFeedOutput RunOnServer(db::Session& session, int max_retries, in
   return out;
 }
 
-}  // namespace
-
-std::span<const db::PreparedStatement> frames::MarketFeedStatements(FrameMode mode) {
-  return ForMode(mode, kServerStatements, kStatements);
-}
-
 protocol::MarketFeedOutput FrameRunner::Run(const protocol::MarketFeedInput& in,
                                             std::vector<protocol::MarketTradeRequest>& to_market) {
+  if (on_server()) {
+    return frames::RunServerCall(session_, options_.max_retries, Now(), in, to_market);
+  }
   protocol::MarketFeedOutput out;
   int32_t status = 0;
-  if (in.entries.size() > protocol::kMaxFeedEntries) {
-    // The protocol refuses such a feed; a caller that builds one itself gets this.
-    out.status.spec_status = kTooFewUpdated;
-    out.status.outcome = protocol::Outcome::kInvalid;
-    out.status.detail = "more ticker entries than max_feed_len (20)";
-    return out;
-  }
-  EntryOrder order{};
+  if (Refused(in, out)) return out;
+  const EntryOrder order = SymbolOrder(in);
   const auto count = static_cast<uint8_t>(in.entries.size());
-  for (uint8_t i = 0; i < count; ++i) order[i] = i;
-  std::stable_sort(order.begin(), order.begin() + count, [&](uint8_t a, uint8_t b) {
-    return in.entries[a].symbol < in.entries[b].symbol;
-  });
-  if (on_server()) {
-    return RunOnServer(session_, options_.max_retries, Now(), in, order, count, to_market);
-  }
 
   // Triggered orders go straight to the end of to_market; an attempt that does not commit
   // takes its own back off again, so only committed ones remain.

@@ -210,14 +210,26 @@ void ReadLists(const db::QueryResult& row, protocol::SecurityDetailOutput& out) 
   }
 }
 
-protocol::SecurityDetailOutput RunOnServer(db::Session& session, int max_retries,
-                                           const protocol::SecurityDetailInput& in) {
+}  // namespace
+
+std::span<const db::PreparedStatement> frames::SecurityDetailStatements(FrameMode mode) {
+  return ForMode(mode, kServerStatements, kStatements);
+}
+
+bool frames::Prepare(const protocol::SecurityDetailInput& in, int64_t, ServerCall& call,
+                     protocol::SecurityDetailOutput&) {
+  call.isolation = db::Isolation::kReadCommitted;
+  call.finish = db::Finish::kCommit;
+  call.statement = kCall;
+  call.params.assign({in.symbol, DayLimit(in), db::Param::Date(in.start_day), in.access_lob_flag});
+  return true;
+}
+
+protocol::SecurityDetailOutput frames::Read(const protocol::SecurityDetailInput&,
+                                            const db::TxnOutcome& outcome,
+                                            const db::QueryResult& row,
+                                            std::vector<protocol::MarketTradeRequest>&) {
   protocol::SecurityDetailOutput out;
-  db::QueryResult row;
-  const db::Param params[] = {in.symbol, DayLimit(in), db::Param::Date(in.start_day),
-                              in.access_lob_flag};
-  const db::TxnOutcome outcome = session.Call(db::Isolation::kReadCommitted, max_retries, kCall,
-                                              params, db::Finish::kCommit, row);
   // An unknown symbol: only the status, as in client mode.
   if (outcome.end == db::TxnEnd::kCommitted && row.size() == 1 && !row.IsNull(0, kSName)) {
     out.s_name = row.Text(0, kSName);
@@ -255,14 +267,11 @@ protocol::SecurityDetailOutput RunOnServer(db::Session& session, int max_retries
   return out;
 }
 
-}  // namespace
-
-std::span<const db::PreparedStatement> frames::SecurityDetailStatements(FrameMode mode) {
-  return ForMode(mode, kServerStatements, kStatements);
-}
-
 protocol::SecurityDetailOutput FrameRunner::Run(const protocol::SecurityDetailInput& in) {
-  if (on_server()) return RunOnServer(session_, options_.max_retries, in);
+  if (on_server()) {
+    std::vector<protocol::MarketTradeRequest> none;
+    return frames::RunServerCall(session_, options_.max_retries, Now(), in, none);
+  }
   protocol::SecurityDetailOutput out;
   int32_t status = 0;
   const int32_t day_limit = DayLimit(in);

@@ -40,11 +40,66 @@ inline std::span<const db::PreparedStatement> ForMode(
 // or returns false when the input is refused before any database work (`refused` is then the
 // reply); Read makes the reply from the call's outcome and row, and appends the market
 // requests of a committed Trade-Order or Market-Feed to `to_market`.
+bool Prepare(const protocol::BrokerVolumeInput& in, int64_t now, ServerCall& call,
+             protocol::BrokerVolumeOutput& refused);
+protocol::BrokerVolumeOutput Read(const protocol::BrokerVolumeInput& in,
+                                  const db::TxnOutcome& outcome, const db::QueryResult& row,
+                                  std::vector<protocol::MarketTradeRequest>& to_market);
+bool Prepare(const protocol::CustomerPositionInput& in, int64_t now, ServerCall& call,
+             protocol::CustomerPositionOutput& refused);
+protocol::CustomerPositionOutput Read(const protocol::CustomerPositionInput& in,
+                                      const db::TxnOutcome& outcome, const db::QueryResult& row,
+                                      std::vector<protocol::MarketTradeRequest>& to_market);
+bool Prepare(const protocol::MarketFeedInput& in, int64_t now, ServerCall& call,
+             protocol::MarketFeedOutput& refused);
+protocol::MarketFeedOutput Read(const protocol::MarketFeedInput& in, const db::TxnOutcome& outcome,
+                                const db::QueryResult& row,
+                                std::vector<protocol::MarketTradeRequest>& to_market);
+bool Prepare(const protocol::MarketWatchInput& in, int64_t now, ServerCall& call,
+             protocol::MarketWatchOutput& refused);
+protocol::MarketWatchOutput Read(const protocol::MarketWatchInput& in,
+                                 const db::TxnOutcome& outcome, const db::QueryResult& row,
+                                 std::vector<protocol::MarketTradeRequest>& to_market);
+bool Prepare(const protocol::SecurityDetailInput& in, int64_t now, ServerCall& call,
+             protocol::SecurityDetailOutput& refused);
+protocol::SecurityDetailOutput Read(const protocol::SecurityDetailInput& in,
+                                    const db::TxnOutcome& outcome, const db::QueryResult& row,
+                                    std::vector<protocol::MarketTradeRequest>& to_market);
+bool Prepare(const protocol::TradeLookupInput& in, int64_t now, ServerCall& call,
+             protocol::TradeLookupOutput& refused);
+protocol::TradeLookupOutput Read(const protocol::TradeLookupInput& in,
+                                 const db::TxnOutcome& outcome, const db::QueryResult& row,
+                                 std::vector<protocol::MarketTradeRequest>& to_market);
+bool Prepare(const protocol::TradeOrderInput& in, int64_t now, ServerCall& call,
+             protocol::TradeOrderOutput& refused);
+protocol::TradeOrderOutput Read(const protocol::TradeOrderInput& in, const db::TxnOutcome& outcome,
+                                const db::QueryResult& row,
+                                std::vector<protocol::MarketTradeRequest>& to_market);
+bool Prepare(const protocol::TradeResultInput& in, int64_t now, ServerCall& call,
+             protocol::TradeResultOutput& refused);
+protocol::TradeResultOutput Read(const protocol::TradeResultInput& in,
+                                 const db::TxnOutcome& outcome, const db::QueryResult& row,
+                                 std::vector<protocol::MarketTradeRequest>& to_market);
 bool Prepare(const protocol::TradeStatusInput& in, int64_t now, ServerCall& call,
              protocol::TradeStatusOutput& refused);
 protocol::TradeStatusOutput Read(const protocol::TradeStatusInput& in,
                                  const db::TxnOutcome& outcome, const db::QueryResult& row,
                                  std::vector<protocol::MarketTradeRequest>& to_market);
+bool Prepare(const protocol::TradeUpdateInput& in, int64_t now, ServerCall& call,
+             protocol::TradeUpdateOutput& refused);
+protocol::TradeUpdateOutput Read(const protocol::TradeUpdateInput& in,
+                                 const db::TxnOutcome& outcome, const db::QueryResult& row,
+                                 std::vector<protocol::MarketTradeRequest>& to_market);
+bool Prepare(const protocol::DataMaintenanceInput& in, int64_t now, ServerCall& call,
+             protocol::DataMaintenanceOutput& refused);
+protocol::DataMaintenanceOutput Read(const protocol::DataMaintenanceInput& in,
+                                     const db::TxnOutcome& outcome, const db::QueryResult& row,
+                                     std::vector<protocol::MarketTradeRequest>& to_market);
+bool Prepare(const protocol::TradeCleanupInput& in, int64_t now, ServerCall& call,
+             protocol::TradeCleanupOutput& refused);
+protocol::TradeCleanupOutput Read(const protocol::TradeCleanupInput& in,
+                                  const db::TxnOutcome& outcome, const db::QueryResult& row,
+                                  std::vector<protocol::MarketTradeRequest>& to_market);
 
 // Runs a transaction's server-side call on a blocking session (FrameRunner in server mode).
 template <typename In>

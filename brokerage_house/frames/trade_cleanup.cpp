@@ -37,26 +37,35 @@ constexpr std::string_view kCall = "tc_call";
 constexpr db::PreparedStatement kServerStatements[] = {
     {kCall, "SELECT * FROM bb_trade_cleanup($1, $2, $3, $4)"}};
 
-protocol::TradeCleanupOutput RunOnServer(db::Session& session, int max_retries,
-                                         const protocol::TradeCleanupInput& in, int64_t now) {
-  protocol::TradeCleanupOutput out;
-  db::QueryResult row;
-  const db::Param params[] = {in.st_canceled_id, in.st_submitted_id, in.start_trade_id,
-                              db::Param::Timestamp(now)};
-  const db::TxnOutcome outcome = session.Call(db::Isolation::kReadCommitted, max_retries, kCall,
-                                              params, db::Finish::kCommit, row);
-  out.status = MakeReplyStatus(outcome, frames::CallStatus(outcome, row));
-  return out;
-}
-
 }  // namespace
 
 std::span<const db::PreparedStatement> frames::TradeCleanupStatements(FrameMode mode) {
   return ForMode(mode, kServerStatements, kStatements);
 }
 
+bool frames::Prepare(const protocol::TradeCleanupInput& in, int64_t now, ServerCall& call,
+                     protocol::TradeCleanupOutput&) {
+  call.isolation = db::Isolation::kReadCommitted;
+  call.finish = db::Finish::kCommit;
+  call.statement = kCall;
+  call.params.assign(
+      {in.st_canceled_id, in.st_submitted_id, in.start_trade_id, db::Param::Timestamp(now)});
+  return true;
+}
+
+protocol::TradeCleanupOutput frames::Read(const protocol::TradeCleanupInput&,
+                                          const db::TxnOutcome& outcome, const db::QueryResult& row,
+                                          std::vector<protocol::MarketTradeRequest>&) {
+  protocol::TradeCleanupOutput out;
+  out.status = MakeReplyStatus(outcome, frames::CallStatus(outcome, row));
+  return out;
+}
+
 protocol::TradeCleanupOutput FrameRunner::Run(const protocol::TradeCleanupInput& in) {
-  if (on_server()) return RunOnServer(session_, options_.max_retries, in, Now());
+  if (on_server()) {
+    std::vector<protocol::MarketTradeRequest> none;
+    return frames::RunServerCall(session_, options_.max_retries, Now(), in, none);
+  }
   protocol::TradeCleanupOutput out;
   const db::TxnOutcome outcome =
       session_.Run(db::Isolation::kReadCommitted, options_.max_retries, [&](db::Transaction& tx) {

@@ -108,23 +108,59 @@ constexpr std::string_view kCall = "tl_call";
 constexpr db::PreparedStatement kServerStatements[] = {
     {kCall, "SELECT * FROM bb_trade_lookup($1, $2, $3, $4, $5, $6, $7, $8)"}};
 
-// `limit` and `trade_ids` as the client-side frames have them (FrameRunner::Run).
-protocol::TradeLookupOutput RunOnServer(db::Session& session, int max_retries,
-                                        const protocol::TradeLookupInput& in, int32_t limit,
-                                        const std::string& trade_ids) {
+// Rows a frame may return: max_trades, never more than the protocol carries.
+int32_t TradeLimit(int32_t max_trades) {
+  return std::clamp<int32_t>(max_trades, 0, protocol::kMaxTradesPerFrame);
+}
+
+// The outcome of a transaction refused before it reached the database.
+db::TxnOutcome NotRun() {
+  db::TxnOutcome outcome;
+  outcome.end = db::TxnEnd::kRolledBack;
+  return outcome;
+}
+
+// True when the input is refused before any database work, with its reply in `out`.
+bool Refused(const protocol::TradeLookupInput& in, protocol::TradeLookupOutput& out) {
+  out.frame = in.frame;
+  if (in.frame >= 1 && in.frame <= 4) return false;
+  // The protocol decoder admits frames 1..4 only; a caller that bypasses it gets an invalid
+  // outcome naming the frame (-1 is ours, not a spec status).
+  out.status = MakeReplyStatus(NotRun(), -1);
+  out.status.detail = "Trade-Lookup frame " + std::to_string(in.frame) + " is not 1..4";
+  return true;
+}
+
+// Frame 1's trade ids as an array literal, at most `limit` of them.
+std::string FrameOneIds(const protocol::TradeLookupInput& in, int32_t limit) {
+  return TradeIdArrayLiteral(in.trade_ids,
+                             std::min(in.trade_ids.size(), static_cast<std::size_t>(limit)));
+}
+
+}  // namespace
+
+std::span<const db::PreparedStatement> frames::TradeLookupStatements(FrameMode mode) {
+  return ForMode(mode, kServerStatements, kStatements);
+}
+
+bool frames::Prepare(const protocol::TradeLookupInput& in, int64_t, ServerCall& call,
+                     protocol::TradeLookupOutput& refused) {
+  if (Refused(in, refused)) return false;
+  const int32_t limit = TradeLimit(in.max_trades);
+  call.isolation = db::Isolation::kReadCommitted;
+  call.finish = db::Finish::kCommit;
+  call.statement = kCall;
+  call.params.assign({in.frame, in.max_trades, limit, FrameOneIds(in, limit), in.acct_id, in.symbol,
+                      db::Param::Timestamp(in.start_trade_dts),
+                      db::Param::Timestamp(in.end_trade_dts)});
+  return true;
+}
+
+protocol::TradeLookupOutput frames::Read(const protocol::TradeLookupInput& in,
+                                         const db::TxnOutcome& outcome, const db::QueryResult& row,
+                                         std::vector<protocol::MarketTradeRequest>&) {
   protocol::TradeLookupOutput out;
   out.frame = in.frame;
-  db::QueryResult row;
-  const db::Param params[] = {in.frame,
-                              in.max_trades,
-                              limit,
-                              trade_ids,
-                              in.acct_id,
-                              in.symbol,
-                              db::Param::Timestamp(in.start_trade_dts),
-                              db::Param::Timestamp(in.end_trade_dts)};
-  const db::TxnOutcome outcome = session.Call(db::Isolation::kReadCommitted, max_retries, kCall,
-                                              params, db::Finish::kCommit, row);
   if (outcome.end == db::TxnEnd::kCommitted && row.size() == 1) {
     if (in.frame == 4) {
       out.num_trades_found = static_cast<int32_t>(row.Int(0, kNumTradesFound));
@@ -145,38 +181,15 @@ protocol::TradeLookupOutput RunOnServer(db::Session& session, int max_retries,
   return out;
 }
 
-// Rows a frame may return: max_trades, never more than the protocol carries.
-int32_t TradeLimit(int32_t max_trades) {
-  return std::clamp<int32_t>(max_trades, 0, protocol::kMaxTradesPerFrame);
-}
-
-// The outcome of a transaction refused before it reached the database.
-db::TxnOutcome NotRun() {
-  db::TxnOutcome outcome;
-  outcome.end = db::TxnEnd::kRolledBack;
-  return outcome;
-}
-
-}  // namespace
-
-std::span<const db::PreparedStatement> frames::TradeLookupStatements(FrameMode mode) {
-  return ForMode(mode, kServerStatements, kStatements);
-}
-
 protocol::TradeLookupOutput FrameRunner::Run(const protocol::TradeLookupInput& in) {
-  protocol::TradeLookupOutput out;
-  out.frame = in.frame;
-  if (in.frame < 1 || in.frame > 4) {
-    // The protocol decoder admits frames 1..4 only; a caller that bypasses it gets an invalid
-    // outcome naming the frame (-1 is ours, not a spec status).
-    out.status = MakeReplyStatus(NotRun(), -1);
-    out.status.detail = "Trade-Lookup frame " + std::to_string(in.frame) + " is not 1..4";
-    return out;
+  if (on_server()) {
+    std::vector<protocol::MarketTradeRequest> none;
+    return frames::RunServerCall(session_, options_.max_retries, Now(), in, none);
   }
+  protocol::TradeLookupOutput out;
+  if (Refused(in, out)) return out;
   const int32_t limit = TradeLimit(in.max_trades);
-  const std::string trade_ids = TradeIdArrayLiteral(
-      in.trade_ids, std::min(in.trade_ids.size(), static_cast<std::size_t>(limit)));
-  if (on_server()) return RunOnServer(session_, options_.max_retries, in, limit, trade_ids);
+  const std::string trade_ids = FrameOneIds(in, limit);
   int32_t status = 0;
   const db::TxnOutcome outcome =
       session_.Run(db::Isolation::kReadCommitted, options_.max_retries, [&](db::Transaction& tx) {

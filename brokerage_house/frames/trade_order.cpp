@@ -125,32 +125,31 @@ constexpr db::PreparedStatement kServerStatements[] = {
      "SELECT * FROM bb_trade_order($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, "
      "$15)"}};
 
+}  // namespace
+
+std::span<const db::PreparedStatement> frames::TradeOrderStatements(FrameMode mode) {
+  return ForMode(mode, kServerStatements, kStatements);
+}
+
 // Frames 1-4 in one call, then frame 5 (roll back, as the driver asked) or frame 6 (commit):
-// the call's outputs come back either way, and the request goes to the market only after a
-// commit.
-protocol::TradeOrderOutput RunOnServer(db::Session& session, int max_retries, int64_t now,
-                                       const protocol::TradeOrderInput& in,
-                                       std::vector<protocol::MarketTradeRequest>& to_market) {
+// the call's outputs come back either way.
+bool frames::Prepare(const protocol::TradeOrderInput& in, int64_t now, ServerCall& call,
+                     protocol::TradeOrderOutput&) {
+  call.isolation = db::Isolation::kRepeatableRead;
+  call.finish = in.roll_it_back ? db::Finish::kRollback : db::Finish::kCommit;
+  call.statement = kCall;
+  call.params.assign({in.acct_id, in.exec_f_name, in.exec_l_name, in.exec_tax_id, in.symbol,
+                      in.co_name, in.issue, in.trade_type_id, in.trade_qty,
+                      db::Param::Cents(in.requested_price), in.is_lifo, in.type_is_margin,
+                      in.st_pending_id, in.st_submitted_id, db::Param::Timestamp(now)});
+  return true;
+}
+
+// The request goes to the market only after a commit.
+protocol::TradeOrderOutput frames::Read(const protocol::TradeOrderInput& in,
+                                        const db::TxnOutcome& outcome, const db::QueryResult& row,
+                                        std::vector<protocol::MarketTradeRequest>& to_market) {
   protocol::TradeOrderOutput out;
-  db::QueryResult row;
-  const db::Param params[] = {in.acct_id,
-                              in.exec_f_name,
-                              in.exec_l_name,
-                              in.exec_tax_id,
-                              in.symbol,
-                              in.co_name,
-                              in.issue,
-                              in.trade_type_id,
-                              in.trade_qty,
-                              db::Param::Cents(in.requested_price),
-                              in.is_lifo,
-                              in.type_is_margin,
-                              in.st_pending_id,
-                              in.st_submitted_id,
-                              db::Param::Timestamp(now)};
-  const db::TxnOutcome outcome =
-      session.Call(db::Isolation::kRepeatableRead, max_retries, kCall, params,
-                   in.roll_it_back ? db::Finish::kRollback : db::Finish::kCommit, row);
   const int32_t status = frames::CallStatus(outcome, row);
   const bool returned = row.size() == 1;  // a call that raised a status returns no row
   if (returned) {
@@ -176,15 +175,11 @@ protocol::TradeOrderOutput RunOnServer(db::Session& session, int max_retries, in
   return out;
 }
 
-}  // namespace
-
-std::span<const db::PreparedStatement> frames::TradeOrderStatements(FrameMode mode) {
-  return ForMode(mode, kServerStatements, kStatements);
-}
-
 protocol::TradeOrderOutput FrameRunner::Run(const protocol::TradeOrderInput& in,
                                             std::vector<protocol::MarketTradeRequest>& to_market) {
-  if (on_server()) return RunOnServer(session_, options_.max_retries, Now(), in, to_market);
+  if (on_server()) {
+    return frames::RunServerCall(session_, options_.max_retries, Now(), in, to_market);
+  }
   protocol::TradeOrderOutput out;
   int32_t status = 0;
   protocol::MarketTradeRequest request;  // what frame 6 would send, once committed

@@ -145,14 +145,25 @@ constexpr std::string_view kCall = "tr_call";
 constexpr db::PreparedStatement kServerStatements[] = {
     {kCall, "SELECT * FROM bb_trade_result($1, $2, $3)"}};
 
-protocol::TradeResultOutput RunOnServer(db::Session& session, int max_retries, int64_t now,
-                                        const protocol::TradeResultInput& in) {
+}  // namespace
+
+std::span<const db::PreparedStatement> frames::TradeResultStatements(FrameMode mode) {
+  return ForMode(mode, kServerStatements, kStatements);
+}
+
+bool frames::Prepare(const protocol::TradeResultInput& in, int64_t now, ServerCall& call,
+                     protocol::TradeResultOutput&) {
+  call.isolation = db::Isolation::kSerializable;
+  call.finish = db::Finish::kCommit;
+  call.statement = kCall;
+  call.params.assign({in.trade_id, db::Param::Cents(in.trade_price), db::Param::Timestamp(now)});
+  return true;
+}
+
+protocol::TradeResultOutput frames::Read(const protocol::TradeResultInput&,
+                                         const db::TxnOutcome& outcome, const db::QueryResult& row,
+                                         std::vector<protocol::MarketTradeRequest>&) {
   protocol::TradeResultOutput out;
-  db::QueryResult row;
-  const db::Param params[] = {in.trade_id, db::Param::Cents(in.trade_price),
-                              db::Param::Timestamp(now)};
-  const db::TxnOutcome outcome = session.Call(db::Isolation::kSerializable, max_retries, kCall,
-                                              params, db::Finish::kCommit, row);
   if (outcome.end == db::TxnEnd::kCommitted && row.size() == 1) {
     out.acct_id = row.Int(0, kAcctId);
     out.acct_bal = row.Cents(0, kAcctBal);
@@ -162,14 +173,11 @@ protocol::TradeResultOutput RunOnServer(db::Session& session, int max_retries, i
   return out;
 }
 
-}  // namespace
-
-std::span<const db::PreparedStatement> frames::TradeResultStatements(FrameMode mode) {
-  return ForMode(mode, kServerStatements, kStatements);
-}
-
 protocol::TradeResultOutput FrameRunner::Run(const protocol::TradeResultInput& in) {
-  if (on_server()) return RunOnServer(session_, options_.max_retries, Now(), in);
+  if (on_server()) {
+    std::vector<protocol::MarketTradeRequest> none;
+    return frames::RunServerCall(session_, options_.max_retries, Now(), in, none);
+  }
   protocol::TradeResultOutput out;
   int32_t status = 0;
   const db::TxnOutcome outcome =
