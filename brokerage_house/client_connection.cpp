@@ -19,17 +19,16 @@ constexpr std::size_t kReadChunk = 8 * 1024;
 // Write buffers beyond this (a large reply) are given back once written.
 constexpr std::size_t kKeepWriteBytes = 64 * 1024;
 
-ClientConnection::ClientConnection(asio::ip::tcp::socket socket, RequestSink& sink, Stats& stats,
+ClientConnection::ClientConnection(StreamSocket socket, RequestSink& sink, Stats& stats,
                                    const ServerIdentity& identity)
     : socket_(std::move(socket)),
       sink_(sink),
       stats_(stats),
       identity_(identity),
       input_(kReadChunk) {
+  peer_ = PeerName(socket_);
+  SetNoDelay(socket_);
   error_code ec;
-  auto remote = socket_.remote_endpoint(ec);
-  peer_ = ec ? "unknown peer" : fmt::format("{}:{}", remote.address().to_string(), remote.port());
-  socket_.set_option(asio::ip::tcp::no_delay(true), ec);
   socket_.non_blocking(true, ec);  // Write tries a send at once; it must not block
 }
 
@@ -53,7 +52,7 @@ void ClientConnection::CloseNow() {
   closed_ = true;
   stats_.clients.fetch_sub(1, std::memory_order_relaxed);
   error_code ec;
-  socket_.shutdown(asio::ip::tcp::socket::shutdown_both, ec);
+  socket_.shutdown(StreamSocket::shutdown_both, ec);
   socket_.close(ec);
 }
 

@@ -25,6 +25,7 @@
 #include "common/protocol/codec.h"
 #include "common/protocol/frame.h"
 #include "common/util/asio.h"
+#include "common/util/stream_socket.h"
 
 namespace bb::bh {
 
@@ -38,7 +39,7 @@ struct ServerIdentity {
 
 class ClientConnection : public ReplyTarget, public std::enable_shared_from_this<ClientConnection> {
  public:
-  ClientConnection(asio::ip::tcp::socket socket, RequestSink& sink, Stats& stats,
+  ClientConnection(StreamSocket socket, RequestSink& sink, Stats& stats,
                    const ServerIdentity& identity);
   void Start();
   // Closes the connection (from any thread) once the replies already queued are written.
@@ -58,7 +59,7 @@ class ClientConnection : public ReplyTarget, public std::enable_shared_from_this
   void WarnOnce(const std::string& what);
   void CloseNow();
 
-  asio::ip::tcp::socket socket_;
+  StreamSocket socket_;
   RequestSink& sink_;
   Stats& stats_;
   const ServerIdentity& identity_;

@@ -27,7 +27,8 @@ The Brokerage House: serves the TPC-E transactions to customer and market emulat
 TCP, running each as one database transaction on a pool of DB workers, and sends trade
 requests to the market emulator after Trade-Order and Market-Feed commit.
 
-  --listen HOST:PORT        address to serve (default 127.0.0.1:30000; loopback unless told)
+  --listen HOST:PORT        address to serve (default 127.0.0.1:30000; loopback unless told),
+                            or unix:PATH, a Unix-domain socket (cheaper on one host)
   --db CONNINFO             libpq connection string of a loaded database (PG* variables work)
   --frames server|client    server (default): each transaction is one call of a PL/pgSQL
                             function, installed in the database at start, one round trip;
@@ -39,8 +40,8 @@ requests to the market emulator after Trade-Order and Market-Feed commit.
                             each has a worker thread
   --queue N                 requests that may wait for a worker before clients get
                             "overloaded" (default 10000)
-  --market HOST:PORT        the market emulator; without it trade requests are counted as
-                            failed and trades stay pending
+  --market HOST:PORT        the market emulator (or unix:PATH); without it trade requests are
+                            counted as failed and trades stay pending
   --market-connections N    connections to the market emulator (default 4)
   --max-retries N           retries on serialization failure or deadlock (default 5)
   --customers N, --scale-factor N, --initial-trade-days N

@@ -44,27 +44,17 @@ Status Server::Run() {
   if (!made.ok()) return made.status();
   sink_ = std::move(made).value();
 
-  error_code ec;
-  auto address = asio::ip::make_address(options_.listen.host, ec);
-  if (ec) {
+  if (Status listened = Listen(acceptor_, options_.listen, "--listen"); !listened.ok()) {
     sink_.reset();  // nothing was taken; the I/O loop never ran
-    return Status::InvalidArgument(
-        fmt::format("--listen: '{}' is not an IP address", options_.listen.host));
+    return listened;
   }
-  asio::ip::tcp::endpoint endpoint(address, options_.listen.port);
-  acceptor_.open(endpoint.protocol(), ec);
-  if (!ec) acceptor_.set_option(asio::ip::tcp::acceptor::reuse_address(true), ec);
-  if (!ec) acceptor_.bind(endpoint, ec);
-  if (!ec) acceptor_.listen(asio::socket_base::max_listen_connections, ec);
-  if (ec) {
-    sink_.reset();  // nothing was taken; the I/O loop never ran
-    return Status::IoError(fmt::format("--listen {}:{}: {}", options_.listen.host,
-                                       options_.listen.port, ec.message()));
-  }
-  port_ = acceptor_.local_endpoint().port();
-  spdlog::info("listening on {}:{} with {} DB workers", options_.listen.host, port_.load(),
+  port_ = BoundPort(acceptor_);
+  listening_ = true;
+  spdlog::info("listening on {} with {} DB workers",
+               options_.listen.is_unix() ? ToString(options_.listen)
+                                         : fmt::format("{}:{}", options_.listen.host, port_.load()),
                options_.workers);
-  if (!options_.port_file.empty()) {
+  if (!options_.port_file.empty() && !options_.listen.is_unix()) {
     std::ofstream(options_.port_file) << port_.load() << "\n";
   }
   if (market_) market_->Start();
@@ -89,7 +79,7 @@ void Server::Stop() {
 
 void Server::Accept() {
   // The socket gets the acceptor's executor, io_'s own: no strand (see the class comment).
-  acceptor_.async_accept([this](error_code ec, asio::ip::tcp::socket socket) {
+  acceptor_.async_accept([this](error_code ec, StreamSocket socket) {
     if (!acceptor_.is_open()) return;
     if (!ec) {
       auto client =

@@ -28,11 +28,12 @@
 #include "brokerage_house/worker_pool.h"
 #include "common/util/asio.h"
 #include "common/util/cli.h"
+#include "common/util/stream_socket.h"
 
 namespace bb::bh {
 
 struct ServerOptions {
-  HostPort listen{"127.0.0.1", 30000};
+  HostPort listen{"127.0.0.1", 30000};  // or unix:PATH
   int workers = 4;
   std::size_t queue_capacity = 10000;
   std::optional<HostPort> market;  // none: market requests are counted as failed
@@ -56,8 +57,10 @@ class Server {
   Status Run();
   // Asks a running server to stop gracefully (as SIGTERM does).
   void Stop();
-  // The bound port, once listening (0 before).
+  // The bound port, once listening (0 before, and for a Unix-domain socket).
   uint16_t port() const { return port_.load(); }
+  // Whether it listens yet.
+  bool listening() const { return listening_.load(); }
   Stats& stats() { return stats_; }
 
  private:
@@ -71,7 +74,7 @@ class Server {
   Stats stats_;
   asio::io_context io_{1};  // run by one thread (the concurrency hint says so to Asio)
   ReplyQueue replies_{io_};
-  asio::ip::tcp::acceptor acceptor_;
+  StreamAcceptor acceptor_;
   asio::signal_set signals_;
   asio::steady_timer summary_timer_;
   std::unique_ptr<RequestSink> sink_;
@@ -83,6 +86,7 @@ class Server {
   // Stop needs the loop while it drains, even when no client is left to give it work.
   std::optional<asio::executor_work_guard<asio::io_context::executor_type>> stopping_guard_;
   std::atomic<uint16_t> port_{0};
+  std::atomic<bool> listening_{false};
   bool shutting_down_ = false;
 };
 

@@ -440,6 +440,38 @@ TEST(BrokerageHouse, AnUnreachableMarketDoesNotSlowCustomerTransactions) {
   EXPECT_EQ(server.stats().market_sent.load(), 0u);
 }
 
+// On one host the programs talk over a Unix-domain socket (the controller's default there).
+TEST(BrokerageHouse, ServesOverAUnixDomainSocket) {
+  const std::string path =
+      (std::filesystem::temp_directory_path() / fmt::format("bb-bh-{}.sock", ::getpid())).string();
+  bh::ServerOptions options;
+  options.listen = HostPort::Unix(path);
+  options.identity = {"test bh", kCustomers, kScaleFactor, kDays};
+  options.summary_seconds = 0;
+  options.workers = 2;
+  bh::Server server(options,
+                    [] { return Result<std::unique_ptr<bh::Handler>>(bh::MakeCannedHandler()); });
+  Status status;
+  std::thread thread([&] { status = server.Run(); });
+  for (int i = 0; i < 500 && !server.listening(); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  ASSERT_TRUE(server.listening()) << status.message();
+  EXPECT_EQ(server.port(), 0);
+  {
+    BhClient c;
+    ASSERT_TRUE(c.Connect(HostPort::Unix(path)).ok());
+    ASSERT_TRUE(c.Hello(kCustomers, kScaleFactor, kDays).ok());
+    for (int i = 0; i < 100; ++i) {
+      EXPECT_TRUE(Holds<pr::TradeStatusOutput>(c.Call(pr::TradeStatusInput{})));
+    }
+  }
+  server.Stop();
+  thread.join();
+  EXPECT_TRUE(status.ok()) << status.message();
+  std::filesystem::remove(path);
+}
+
 TEST(BrokerageHouse, ABusyAddressIsAClearError) {
   RunningServer first;
   bh::ServerOptions options;
