@@ -19,19 +19,16 @@ constexpr std::size_t kReadChunk = 8 * 1024;
 // Write buffers beyond this (a large reply) are given back once written.
 constexpr std::size_t kKeepWriteBytes = 64 * 1024;
 
-ClientConnection::ClientConnection(asio::ip::tcp::socket socket, WorkerPool& pool,
-                                   WorkerWakeup& wakeup, Stats& stats,
+ClientConnection::ClientConnection(StreamSocket socket, RequestSink& sink, Stats& stats,
                                    const ServerIdentity& identity)
     : socket_(std::move(socket)),
-      pool_(pool),
-      wakeup_(wakeup),
+      sink_(sink),
       stats_(stats),
       identity_(identity),
       input_(kReadChunk) {
+  peer_ = PeerName(socket_);
+  SetNoDelay(socket_);
   error_code ec;
-  auto remote = socket_.remote_endpoint(ec);
-  peer_ = ec ? "unknown peer" : fmt::format("{}:{}", remote.address().to_string(), remote.port());
-  socket_.set_option(asio::ip::tcp::no_delay(true), ec);
   socket_.non_blocking(true, ec);  // Write tries a send at once; it must not block
 }
 
@@ -55,7 +52,7 @@ void ClientConnection::CloseNow() {
   closed_ = true;
   stats_.clients.fetch_sub(1, std::memory_order_relaxed);
   error_code ec;
-  socket_.shutdown(asio::ip::tcp::socket::shutdown_both, ec);
+  socket_.shutdown(StreamSocket::shutdown_both, ec);
   socket_.close(ec);
 }
 
@@ -165,10 +162,8 @@ void ClientConnection::HandleFrame(const pr::FrameHeader& header, std::span<cons
   } else if (!hello_done_) {
     SendError(id, pr::ErrorCode::kUnexpectedMessage,
               "a hello with the run's sizing must come first");
-  } else if (pool_.Submit(
+  } else if (!sink_.Submit(
                  Job{shared_from_this(), id, header.type, std::move(decoded).value(), received})) {
-    wakeup_.Request();
-  } else {
     stats_.overloaded.fetch_add(1, std::memory_order_relaxed);
     SendError(id, pr::ErrorCode::kOverloaded, "the request queue is full");
   }

@@ -1,7 +1,7 @@
 // ClientConnection: one client of the Brokerage House (a customer emulator or the market
 // emulator), in the manner of Asio's HTTP server "connection": it reads frames, checks each
 // header before allocating its body, answers the hello itself, queues transaction requests for
-// the DB workers, and writes their replies, encoded by the workers, in the order they come.
+// its RequestSink, and writes their replies, already encoded, in the order they come.
 //
 // A bad header leaves the byte stream without framing: the connection answers with an error
 // naming the field and value, then closes. A bad body keeps the framing: the request gets an
@@ -20,11 +20,12 @@
 #include <string>
 #include <vector>
 
+#include "brokerage_house/request_sink.h"
 #include "brokerage_house/stats.h"
-#include "brokerage_house/worker_pool.h"
 #include "common/protocol/codec.h"
 #include "common/protocol/frame.h"
 #include "common/util/asio.h"
+#include "common/util/stream_socket.h"
 
 namespace bb::bh {
 
@@ -36,33 +37,10 @@ struct ServerIdentity {
   int32_t initial_trade_days = 0;
 };
 
-// Wakes the DB workers once per turn of the I/O loop: the first request queued in a turn posts
-// one WorkerPool::WakeWorkers() behind the handlers that are already ready to run, so the
-// requests that arrive together share one wake-up (see WorkerPool::Submit).
-//
-// Ownership: the server's; it must outlive the io_context's handlers. Thread-safety: Request
-// from any thread.
-class WorkerWakeup {
- public:
-  WorkerWakeup(asio::io_context& io, WorkerPool& pool) : io_(io), pool_(pool) {}
-  void Request() {
-    if (posted_.exchange(true, std::memory_order_acq_rel)) return;
-    asio::post(io_, [this] {
-      posted_.store(false, std::memory_order_release);
-      pool_.WakeWorkers();
-    });
-  }
-
- private:
-  asio::io_context& io_;
-  WorkerPool& pool_;
-  std::atomic<bool> posted_{false};
-};
-
 class ClientConnection : public ReplyTarget, public std::enable_shared_from_this<ClientConnection> {
  public:
-  ClientConnection(asio::ip::tcp::socket socket, WorkerPool& pool, WorkerWakeup& wakeup,
-                   Stats& stats, const ServerIdentity& identity);
+  ClientConnection(StreamSocket socket, RequestSink& sink, Stats& stats,
+                   const ServerIdentity& identity);
   void Start();
   // Closes the connection (from any thread) once the replies already queued are written.
   void Close();
@@ -81,9 +59,8 @@ class ClientConnection : public ReplyTarget, public std::enable_shared_from_this
   void WarnOnce(const std::string& what);
   void CloseNow();
 
-  asio::ip::tcp::socket socket_;
-  WorkerPool& pool_;
-  WorkerWakeup& wakeup_;
+  StreamSocket socket_;
+  RequestSink& sink_;
   Stats& stats_;
   const ServerIdentity& identity_;
   std::string peer_;

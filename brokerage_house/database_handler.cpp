@@ -16,11 +16,12 @@ namespace {
 // so a database restart costs errors (counted) and not a crash or a stuck worker.
 class DatabaseHandler : public Handler {
  public:
-  DatabaseHandler(std::unique_ptr<db::Session> session, int max_retries)
-      : session_(std::move(session)), runner_(*session_, FrameOptions{max_retries}) {}
+  DatabaseHandler(std::unique_ptr<db::Session> session, FrameOptions options)
+      : session_(std::move(session)), runner_(*session_, std::move(options)) {}
 
   void Handle(const pr::Message& request, HandlerResult& out) override {
     out.to_market.clear();
+    const db::Session::Counters before = session_->counters();
     if (!session_->connected()) {
       auto now = std::chrono::steady_clock::now();
       if (now - last_reconnect_ >= std::chrono::seconds(1)) {
@@ -46,6 +47,9 @@ class DatabaseHandler : public Handler {
           }
         },
         request);
+    const db::Session::Counters after = session_->counters();
+    out.db_round_trips = after.round_trips - before.round_trips;
+    out.db_statements = after.statements - before.statements;
   }
 
  private:
@@ -56,11 +60,12 @@ class DatabaseHandler : public Handler {
 
 }  // namespace
 
-Result<std::unique_ptr<Handler>> MakeDatabaseHandler(const std::string& conninfo, int max_retries) {
-  auto session = db::Session::Open(conninfo, FrameRunner::Statements());
+Result<std::unique_ptr<Handler>> MakeDatabaseHandler(const std::string& conninfo,
+                                                     const FrameOptions& options) {
+  auto session = db::Session::Open(conninfo, FrameRunner::Statements(options.mode));
   if (!session.ok()) return session.status();
   return std::unique_ptr<Handler>(
-      std::make_unique<DatabaseHandler>(std::move(session).value(), max_retries));
+      std::make_unique<DatabaseHandler>(std::move(session).value(), options));
 }
 
 }  // namespace bb::bh

@@ -2,10 +2,12 @@
 
 #include <algorithm>
 #include <array>
+#include <variant>
 
 #include <fmt/format.h>
 
 #include "brokerage_house/frames/statements.h"
+#include "common/util/clock.h"
 
 namespace bb::bh {
 
@@ -46,13 +48,61 @@ protocol::ReplyStatus MakeReplyStatus(const db::TxnOutcome& outcome, int32_t spe
   return status;
 }
 
-std::span<const db::PreparedStatement> FrameRunner::Statements() {
-  static const std::vector<db::PreparedStatement> all = [] {
-    std::vector<db::PreparedStatement> v;
-    for (auto group : frames::AllStatementGroups()) v.insert(v.end(), group.begin(), group.end());
-    return v;
-  }();
-  return all;
+Result<FrameMode> ParseFrameMode(std::string_view text) {
+  if (text == "server") return FrameMode::kServer;
+  if (text == "client") return FrameMode::kClient;
+  return Status::InvalidArgument(fmt::format("--frames: '{}' is not 'server' or 'client'", text));
 }
+
+std::string_view FrameModeName(FrameMode mode) {
+  return mode == FrameMode::kServer ? "server" : "client";
+}
+
+std::span<const db::PreparedStatement> FrameRunner::Statements(FrameMode mode) {
+  auto collect = [](FrameMode m) {
+    std::vector<db::PreparedStatement> v;
+    for (auto group : frames::AllStatementGroups(m)) v.insert(v.end(), group.begin(), group.end());
+    return v;
+  };
+  static const std::vector<db::PreparedStatement> server = collect(FrameMode::kServer);
+  static const std::vector<db::PreparedStatement> client = collect(FrameMode::kClient);
+  return mode == FrameMode::kServer ? server : client;
+}
+
+bool PrepareServerCall(const protocol::Message& request, int64_t now, ServerCall& call,
+                       protocol::Message& reply) {
+  call.params.clear();
+  return std::visit(
+      [&](const auto& in) -> bool {
+        std::vector<protocol::MarketTradeRequest> none;
+        if constexpr (requires { frames::Read(in, db::TxnOutcome(), db::QueryResult(), none); }) {
+          decltype(frames::Read(in, db::TxnOutcome(), db::QueryResult(), none)) refused;
+          if (frames::Prepare(in, now, call, refused)) return true;
+          reply = std::move(refused);
+        } else {
+          reply.emplace<protocol::ErrorReply>(protocol::ErrorCode::kUnexpectedMessage,
+                                              "not a transaction request");
+        }
+        return false;
+      },
+      request);
+}
+
+void ReadServerCall(const protocol::Message& request, const db::TxnOutcome& outcome,
+                    const db::QueryResult& rows, protocol::Message& reply,
+                    std::vector<protocol::MarketTradeRequest>& to_market) {
+  std::visit(
+      [&](const auto& in) {
+        if constexpr (requires { frames::Read(in, outcome, rows, to_market); }) {
+          reply = frames::Read(in, outcome, rows, to_market);
+        } else {
+          reply.emplace<protocol::ErrorReply>(protocol::ErrorCode::kUnexpectedMessage,
+                                              "not a transaction request");
+        }
+      },
+      request);
+}
+
+int64_t FrameRunner::Now() const { return options_.clock ? options_.clock() : WallMicros(); }
 
 }  // namespace bb::bh

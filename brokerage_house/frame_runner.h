@@ -4,6 +4,15 @@
 // serialization failures and deadlocks, and returns the spec's outputs with a ReplyStatus that
 // says how it ended (DESIGN.md, "Status and outcome: never conflate").
 //
+// Two ways to run the frames, the same statements in each (frames/<txn>.cpp beside
+// frames/sql/<txn>.sql):
+// - server (the default): each transaction is one PL/pgSQL function, installed in the database
+//   by InstallFrameFunctions, and one round trip (BEGIN, the call and COMMIT pipelined).
+// - client: the frames' statements one by one from C++, a round trip each: for databases that
+//   take no functions, and to measure what the round trips cost.
+// A database test runs both on the same inputs and requires the same outputs and the same
+// database afterwards (tests/frames_cross_db_test.cpp).
+//
 // Trade-Order (market orders) and Market-Feed (triggered limit orders) produce requests for the
 // market exchange emulator; they are appended to `to_market` only after the transaction
 // commits, so the caller can send them (spec: SendToMarket after commit).
@@ -12,24 +21,41 @@
 // runner per DB worker thread.
 #pragma once
 
+#include <cstdint>
+#include <functional>
 #include <span>
+#include <string>
+#include <string_view>
 #include <vector>
 
 #include "common/db/session.h"
+#include "common/protocol/codec.h"
 #include "common/protocol/transactions.h"
+#include "common/util/status.h"
 
 namespace bb::bh {
 
+enum class FrameMode { kServer, kClient };
+
+// "server" or "client" (the --frames option); an error names the value.
+Result<FrameMode> ParseFrameMode(std::string_view text);
+std::string_view FrameModeName(FrameMode mode);
+
 struct FrameOptions {
   int max_retries = 5;  // per transaction, on 40001/40P01
+  FrameMode mode = FrameMode::kServer;
+  // The "current time" the frames write (T_DTS, TH_DTS, CT_DTS, ...), in µs since the epoch;
+  // empty: the wall clock. Tests set it to compare runs row for row.
+  std::function<int64_t()> clock;
 };
 
 class FrameRunner {
  public:
-  FrameRunner(db::Session& session, FrameOptions options) : session_(session), options_(options) {}
+  FrameRunner(db::Session& session, FrameOptions options)
+      : session_(session), options_(std::move(options)) {}
 
-  // Every statement the frames use, to prepare when a session opens.
-  static std::span<const db::PreparedStatement> Statements();
+  // Every statement the frames of `mode` use, to prepare when a session opens.
+  static std::span<const db::PreparedStatement> Statements(FrameMode mode);
 
   protocol::BrokerVolumeOutput Run(const protocol::BrokerVolumeInput& in);
   protocol::CustomerPositionOutput Run(const protocol::CustomerPositionInput& in);
@@ -47,9 +73,37 @@ class FrameRunner {
   protocol::TradeCleanupOutput Run(const protocol::TradeCleanupInput& in);
 
  private:
+  bool on_server() const { return options_.mode == FrameMode::kServer; }
+  int64_t Now() const;
+
   db::Session& session_;
   FrameOptions options_;
 };
+
+// One transaction as its server-side call, ready to send: FrameRunner sends it with
+// Session::Call, the Brokerage House's CallDispatcher with Session::StartCall.
+struct ServerCall {
+  db::Isolation isolation = db::Isolation::kReadCommitted;
+  db::Finish finish = db::Finish::kCommit;
+  std::string_view statement;     // a prepared statement of FrameMode::kServer
+  std::vector<db::Param> params;  // cleared and refilled for each call
+};
+
+// The call of `request` (one of the twelve transaction inputs) at time `now` (µs since the
+// epoch, the frames' clock). False when the request is answered without the database (an
+// input the spec's harness checks refuse): `reply` then holds its reply.
+bool PrepareServerCall(const protocol::Message& request, int64_t now, ServerCall& call,
+                       protocol::Message& reply);
+// The reply to `request` once its call has ended; the market requests of a committed
+// Trade-Order or Market-Feed are appended to `to_market`.
+void ReadServerCall(const protocol::Message& request, const db::TxnOutcome& outcome,
+                    const db::QueryResult& rows, protocol::Message& reply,
+                    std::vector<protocol::MarketTradeRequest>& to_market);
+
+// Creates or replaces the server-side frame functions (frames/sql/*.sql) in the database of
+// `conninfo`, unless it already has this build's version of them; under an advisory lock, so
+// several Brokerage Houses starting at once do not collide. An error says what to do.
+Status InstallFrameFunctions(const std::string& conninfo);
 
 // How a transaction ended, for its reply: the database's end (TxnOutcome) and the spec status
 // the frames set (0 ok, > 0 warning, < 0 invalid; reference §4 status codes). A body that

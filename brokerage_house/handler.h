@@ -19,6 +19,8 @@ namespace bb::bh {
 struct HandlerResult {
   protocol::Message reply;
   std::vector<protocol::MarketTradeRequest> to_market;  // send after the reply
+  int64_t db_round_trips = 0;  // the database work the request took (0 without one)
+  int64_t db_statements = 0;
 };
 
 class Handler {
@@ -28,8 +30,11 @@ class Handler {
   virtual void Handle(const protocol::Message& request, HandlerResult& out) = 0;
 };
 
-// Opens a session with every frame statement prepared; fails fast on bad SQL.
-Result<std::unique_ptr<Handler>> MakeDatabaseHandler(const std::string& conninfo, int max_retries);
+// Opens a session with every frame statement of options.mode prepared; fails fast on bad SQL.
+// (Server-side frames need InstallFrameFunctions first.)
+struct FrameOptions;
+Result<std::unique_ptr<Handler>> MakeDatabaseHandler(const std::string& conninfo,
+                                                     const FrameOptions& options);
 std::unique_ptr<Handler> MakeCannedHandler();
 
 // Whether a message type is one of the twelve transaction requests.

@@ -7,6 +7,8 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include "brokerage_house/call_dispatcher.h"
+#include "brokerage_house/frame_runner.h"
 #include "brokerage_house/handler.h"
 #include "brokerage_house/server.h"
 #include "common/db/connection.h"
@@ -25,15 +27,21 @@ The Brokerage House: serves the TPC-E transactions to customer and market emulat
 TCP, running each as one database transaction on a pool of DB workers, and sends trade
 requests to the market emulator after Trade-Order and Market-Feed commit.
 
-  --listen HOST:PORT        address to serve (default 127.0.0.1:30000; loopback unless told)
+  --listen HOST:PORT        address to serve (default 127.0.0.1:30000; loopback unless told),
+                            or unix:PATH, a Unix-domain socket (cheaper on one host)
   --db CONNINFO             libpq connection string of a loaded database (PG* variables work)
+  --frames server|client    server (default): each transaction is one call of a PL/pgSQL
+                            function, installed in the database at start, one round trip;
+                            client: the frames' statements one by one from here
   --no-db                   answer every request with a valid canned reply, no database (to
                             measure the harness's own ceiling)
-  --workers N               DB workers, each with its own connection (default 2 x cores)
+  --workers N               database connections (default 2 x cores): with server-side
+                            frames the I/O thread drives them itself, with client-side frames
+                            each has a worker thread
   --queue N                 requests that may wait for a worker before clients get
                             "overloaded" (default 10000)
-  --market HOST:PORT        the market emulator; without it trade requests are counted as
-                            failed and trades stay pending
+  --market HOST:PORT        the market emulator (or unix:PATH); without it trade requests are
+                            counted as failed and trades stay pending
   --market-connections N    connections to the market emulator (default 4)
   --max-retries N           retries on serialization failure or deadlock (default 5)
   --customers N, --scale-factor N, --initial-trade-days N
@@ -43,6 +51,9 @@ requests to the market emulator after Trade-Order and Market-Feed commit.
   --log-file FILE           log there too (default: stderr only)
   --log-level LEVEL         trace, debug, info, warn, error (default info or SPDLOG_LEVEL)
   --port-file FILE          write the bound port there once listening (for --listen ...:0)
+  --stats-file FILE         when stopped, write the totals per transaction type there (CSV:
+                            requests, outcomes, retries, server time, database round trips
+                            and statements)
   -h, --help                this text
 
 Stops gracefully on SIGTERM or SIGINT: no new clients, queued requests served and answered.
@@ -67,7 +78,7 @@ struct Options {
   std::string conninfo;
   bool no_db = false;
   bool sizing_given = false;
-  int max_retries = 5;
+  bb::bh::FrameOptions frames;
   std::string log_file;
   std::string log_level;
 };
@@ -89,24 +100,31 @@ Result<Options> Parse(int argc, char** argv) {
         o.server.market = *hp;
       }
     } else if (arg == "--db" || arg == "--log-file" || arg == "--log-level" ||
-               arg == "--port-file") {
+               arg == "--port-file" || arg == "--stats-file") {
       auto v = args.Value();
       if (!v.ok()) return v.status();
-      (arg == "--db"          ? o.conninfo
-       : arg == "--log-file"  ? o.log_file
-       : arg == "--log-level" ? o.log_level
-                              : o.server.port_file) = *v;
+      (arg == "--db"           ? o.conninfo
+       : arg == "--log-file"   ? o.log_file
+       : arg == "--log-level"  ? o.log_level
+       : arg == "--stats-file" ? o.server.stats_file
+                               : o.server.port_file) = *v;
+    } else if (arg == "--frames") {
+      auto v = args.Value();
+      if (!v.ok()) return v.status();
+      auto mode = bb::bh::ParseFrameMode(*v);
+      if (!mode.ok()) return mode.status();
+      o.frames.mode = *mode;
     } else if (arg == "--no-db") {
       o.no_db = true;
     } else if (arg == "--workers" || arg == "--queue" || arg == "--market-connections" ||
                arg == "--max-retries" || arg == "--summary-seconds") {
       auto n = args.Number(arg == "--max-retries" || arg == "--summary-seconds" ? 0 : 1,
-                      arg == "--queue" ? 10'000'000 : 100'000);
+                           arg == "--queue" ? 10'000'000 : 100'000);
       if (!n.ok()) return n.status();
       if (arg == "--workers") o.server.workers = static_cast<int>(*n);
       if (arg == "--queue") o.server.queue_capacity = static_cast<std::size_t>(*n);
       if (arg == "--market-connections") o.server.market_connections = static_cast<int>(*n);
-      if (arg == "--max-retries") o.max_retries = static_cast<int>(*n);
+      if (arg == "--max-retries") o.frames.max_retries = static_cast<int>(*n);
       if (arg == "--summary-seconds") o.server.summary_seconds = static_cast<int>(*n);
     } else if (arg == "--customers" || arg == "--scale-factor" || arg == "--initial-trade-days") {
       auto n = args.Number(1, arg == "--customers" ? 1'000'000'000 : 100'000);
@@ -135,6 +153,9 @@ int main(int argc, char** argv) {
     return bb::Fail("bb-brokerage-house", logger.status(), 2);
   }
 
+  // Server-side frames: the I/O thread's own database sessions (CallDispatcher); client-side
+  // frames and --no-db: a pool of worker threads, each with a handler.
+  bb::bh::SinkFactory sink;
   bb::bh::HandlerFactory factory;
   if (o.no_db) {
     factory = [] { return Result<std::unique_ptr<bb::bh::Handler>>(bb::bh::MakeCannedHandler()); };
@@ -164,14 +185,28 @@ int main(int argc, char** argv) {
     id.customers_total = loaded->customers;
     id.scale_factor = static_cast<int32_t>(loaded->scale_factor);
     id.initial_trade_days = static_cast<int32_t>(loaded->initial_trade_days);
-    factory = [conninfo = o.conninfo, retries = o.max_retries] {
-      return bb::bh::MakeDatabaseHandler(conninfo, retries);
-    };
+    if (o.frames.mode == bb::bh::FrameMode::kServer) {
+      Status installed = bb::bh::InstallFrameFunctions(o.conninfo);
+      if (!installed.ok()) {
+        spdlog::error("{}", installed.message());
+        return 1;
+      }
+    }
+    if (o.frames.mode == bb::bh::FrameMode::kServer) {
+      sink = bb::bh::MakeCallDispatcher(o.conninfo, o.frames);
+    } else {
+      factory = [conninfo = o.conninfo, frames = o.frames] {
+        return bb::bh::MakeDatabaseHandler(conninfo, frames);
+      };
+    }
   }
   spdlog::info("serving customers {}, scale factor {}, initial trade days {}{}",
                o.server.identity.customers_total, o.server.identity.scale_factor,
-               o.server.identity.initial_trade_days, o.no_db ? " (no database)" : "");
-  bb::bh::Server server(o.server, std::move(factory));
+               o.server.identity.initial_trade_days,
+               o.no_db ? " (no database)"
+                       : fmt::format(" ({}-side frames)", bb::bh::FrameModeName(o.frames.mode)));
+  bb::bh::Server server = sink ? bb::bh::Server(o.server, std::move(sink))
+                               : bb::bh::Server(o.server, std::move(factory));
   Status s = server.Run();
   if (!s.ok()) {
     spdlog::error("{}", s.message());

@@ -14,7 +14,7 @@ namespace pr = protocol;
 struct MarketClient::Link {
   explicit Link(asio::strand<asio::io_context::executor_type>& strand)
       : socket(strand), retry(strand) {}
-  asio::ip::tcp::socket socket;
+  StreamSocket socket;
   asio::steady_timer retry;
   bool ready = false;  // connected and hello accepted
   bool connecting = false;
@@ -57,39 +57,31 @@ void MarketClient::Stop() {
 void MarketClient::Connect(Link& link) {
   if (stopped_ || link.connecting) return;
   link.connecting = true;
-  error_code ec;
-  auto address = asio::ip::make_address(market_.host, ec);
-  if (ec) {
-    // A name, not an address: resolve it (once per attempt; not on a hot path).
-    asio::ip::tcp::resolver resolver(io_);
-    auto results = resolver.resolve(market_.host, std::to_string(market_.port), ec);
-    if (!ec && !results.empty()) address = results.begin()->endpoint().address();
-  }
-  if (ec) {
+  // A name, not an address, is looked up here (once per attempt; not on a hot path).
+  auto endpoint = EndpointOf(io_, market_, "--market");
+  if (!endpoint.ok()) {
     link.connecting = false;
-    Drop(link, fmt::format("market emulator {}:{}: {}", market_.host, market_.port, ec.message()));
+    Drop(link, endpoint.status().message());
     return;
   }
-  link.socket.async_connect(
-      asio::ip::tcp::endpoint(address, market_.port), [this, &link](error_code ec) {
-        link.connecting = false;
-        if (ec) {
-          Drop(link, fmt::format("cannot connect to the market emulator {}:{}: {}", market_.host,
-                                 market_.port, ec.message()));
-          return;
-        }
-        error_code ignored;
-        link.socket.set_option(asio::ip::tcp::no_delay(true), ignored);
-        pr::Hello hello{pr::kProtocolVersion, identity_.component, identity_.customers_total,
-                        identity_.scale_factor, identity_.initial_trade_days};
-        std::vector<uint8_t> frame;
-        pr::Writer w(frame);
-        (void)pr::EncodeFrame(hello, 0, w);
-        link.queue.push_front(std::move(frame));  // before anything queued meanwhile
-        link.ready = true;
-        Write(link);
-        ReadAcks(link);
-      });
+  link.socket.async_connect(*endpoint, [this, &link](error_code ec) {
+    link.connecting = false;
+    if (ec) {
+      Drop(link, fmt::format("cannot connect to the market emulator {}: {}", ToString(market_),
+                             ec.message()));
+      return;
+    }
+    SetNoDelay(link.socket);
+    pr::Hello hello{pr::kProtocolVersion, identity_.component, identity_.customers_total,
+                    identity_.scale_factor, identity_.initial_trade_days};
+    std::vector<uint8_t> frame;
+    pr::Writer w(frame);
+    (void)pr::EncodeFrame(hello, 0, w);
+    link.queue.push_front(std::move(frame));  // before anything queued meanwhile
+    link.ready = true;
+    Write(link);
+    ReadAcks(link);
+  });
 }
 
 void MarketClient::Drop(Link& link, const std::string& why) {
@@ -154,8 +146,7 @@ void MarketClient::Write(Link& link) {
   if (link.writing || link.queue.empty() || !link.ready) return;
   link.writing = true;
   asio::async_write(
-      link.socket, asio::buffer(link.queue.front()),
-      [this, &link](error_code ec, std::size_t) {
+      link.socket, asio::buffer(link.queue.front()), [this, &link](error_code ec, std::size_t) {
         link.writing = false;
         if (ec) {
           if (!stopped_)
@@ -186,9 +177,9 @@ void MarketClient::Enqueue(pr::MarketTradeRequest& request) {
   if (now - last_warning_ > std::chrono::seconds(10)) {
     last_warning_ = now;
     spdlog::warn(
-        "trade {} not sent: no connection to the market emulator {}:{} is up or its "
+        "trade {} not sent: no connection to the market emulator {} is up or its "
         "queue is full; it stays pending for Trade-Cleanup",
-        request.trade_id, market_.host, market_.port);
+        request.trade_id, ToString(market_));
   }
 }
 

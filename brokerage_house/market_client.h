@@ -20,6 +20,7 @@
 #include "common/protocol/transactions.h"
 #include "common/util/asio.h"
 #include "common/util/cli.h"
+#include "common/util/stream_socket.h"
 
 namespace bb::bh {
 

@@ -36,6 +36,26 @@ void ReplyQueue::Drain() {
   if (draining_.bytes.capacity() > kKeepBatchBytes) draining_.bytes.shrink_to_fit();
 }
 
+void StampServerTime(pr::Message& reply, int64_t micros) {
+  std::visit(
+      [&](auto& r) {
+        if constexpr (requires { r.status.server_micros; }) r.status.server_micros = micros;
+      },
+      reply);
+}
+
+const pr::ReplyStatus* StatusOf(const pr::Message& reply) {
+  return std::visit(
+      [](const auto& r) -> const pr::ReplyStatus* {
+        if constexpr (requires { r.status.outcome; }) {
+          return &r.status;
+        } else {
+          return nullptr;
+        }
+      },
+      reply);
+}
+
 void EncodeReply(const pr::Message& reply, uint64_t request_id, std::vector<uint8_t>& out) {
   pr::Writer w(out);
   Status s = pr::EncodeFrame(reply, request_id, w);  // on failure it appends nothing

@@ -65,6 +65,13 @@ class ReplyQueue {
   Batch draining_;  // the I/O thread's
 };
 
+// Sets server_micros on a transaction reply: the time in the server, queueing included
+// (DESIGN.md).
+void StampServerTime(protocol::Message& reply, int64_t micros);
+
+// The status of a transaction reply, or null for other messages.
+const protocol::ReplyStatus* StatusOf(const protocol::Message& reply);
+
 // Appends the frame of `reply` to `out`. If our own reply breaks a protocol limit (a bug on
 // this side) it logs an error and appends an internal-error reply that says so instead.
 void EncodeReply(const protocol::Message& reply, uint64_t request_id, std::vector<uint8_t>& out);

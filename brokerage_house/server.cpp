@@ -9,6 +9,13 @@
 namespace bb::bh {
 
 Server::Server(ServerOptions options, HandlerFactory factory)
+    : Server(std::move(options), [f = std::move(factory)](const SinkContext& context) {
+        auto pool = WorkerPool::Start(context, f);
+        if (!pool.ok()) return Result<std::unique_ptr<RequestSink>>(pool.status());
+        return Result<std::unique_ptr<RequestSink>>(std::move(pool).value());
+      }) {}
+
+Server::Server(ServerOptions options, SinkFactory factory)
     : options_(std::move(options)),
       factory_(std::move(factory)),
       acceptor_(io_),
@@ -32,33 +39,22 @@ Status Server::Run() {
       requests.clear();
     }
   };
-  auto pool = WorkerPool::Start(options_.workers, options_.queue_capacity, factory_, replies_,
-                                stats_, std::move(sink));
-  if (!pool.ok()) return pool.status();
-  pool_ = std::move(pool).value();
-  wakeup_ = std::make_unique<WorkerWakeup>(io_, *pool_);
+  auto made = factory_(SinkContext{io_, replies_, stats_, std::move(sink), options_.workers,
+                                   options_.queue_capacity});
+  if (!made.ok()) return made.status();
+  sink_ = std::move(made).value();
 
-  error_code ec;
-  auto address = asio::ip::make_address(options_.listen.host, ec);
-  if (ec) {
-    pool_->Stop();
-    return Status::InvalidArgument(
-        fmt::format("--listen: '{}' is not an IP address", options_.listen.host));
+  if (Status listened = Listen(acceptor_, options_.listen, "--listen"); !listened.ok()) {
+    sink_.reset();  // nothing was taken; the I/O loop never ran
+    return listened;
   }
-  asio::ip::tcp::endpoint endpoint(address, options_.listen.port);
-  acceptor_.open(endpoint.protocol(), ec);
-  if (!ec) acceptor_.set_option(asio::ip::tcp::acceptor::reuse_address(true), ec);
-  if (!ec) acceptor_.bind(endpoint, ec);
-  if (!ec) acceptor_.listen(asio::socket_base::max_listen_connections, ec);
-  if (ec) {
-    pool_->Stop();
-    return Status::IoError(fmt::format("--listen {}:{}: {}", options_.listen.host,
-                                       options_.listen.port, ec.message()));
-  }
-  port_ = acceptor_.local_endpoint().port();
-  spdlog::info("listening on {}:{} with {} DB workers", options_.listen.host, port_.load(),
+  port_ = BoundPort(acceptor_);
+  listening_ = true;
+  spdlog::info("listening on {} with {} DB workers",
+               options_.listen.is_unix() ? ToString(options_.listen)
+                                         : fmt::format("{}:{}", options_.listen.host, port_.load()),
                options_.workers);
-  if (!options_.port_file.empty()) {
+  if (!options_.port_file.empty() && !options_.listen.is_unix()) {
     std::ofstream(options_.port_file) << port_.load() << "\n";
   }
   if (market_) market_->Start();
@@ -73,6 +69,7 @@ Status Server::Run() {
   Accept();
   io_.run();
   spdlog::info("stopped: {}", stats_.SummaryLine(0));
+  if (!options_.stats_file.empty()) return stats_.WriteCsv(options_.stats_file);
   return Status::Ok();
 }
 
@@ -82,11 +79,11 @@ void Server::Stop() {
 
 void Server::Accept() {
   // The socket gets the acceptor's executor, io_'s own: no strand (see the class comment).
-  acceptor_.async_accept([this](error_code ec, asio::ip::tcp::socket socket) {
+  acceptor_.async_accept([this](error_code ec, StreamSocket socket) {
     if (!acceptor_.is_open()) return;
     if (!ec) {
-      auto client = std::make_shared<ClientConnection>(std::move(socket), *pool_, *wakeup_, stats_,
-                                                       options_.identity);
+      auto client =
+          std::make_shared<ClientConnection>(std::move(socket), *sink_, stats_, options_.identity);
       client->Start();
       std::erase_if(clients_, [](const auto& w) { return w.expired(); });
       clients_.push_back(client);
@@ -127,6 +124,7 @@ void Server::WaitForClients(std::chrono::steady_clock::time_point deadline) {
 void Server::BeginShutdown() {
   if (shutting_down_) return;
   shutting_down_ = true;
+  stopping_guard_.emplace(io_.get_executor());
   error_code ec;
   acceptor_.close(ec);
   signals_.cancel(ec);
@@ -134,7 +132,7 @@ void Server::BeginShutdown() {
   // Draining blocks, so it runs off the I/O thread; the I/O thread keeps delivering replies
   // until the queue is empty, then closes everything.
   drainer_ = std::thread([this] {
-    pool_->Stop();
+    sink_->Stop();
     asio::post(io_, [this] {
       for (auto& weak : clients_) {
         if (auto client = weak.lock()) client->Close();

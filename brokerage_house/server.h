@@ -1,8 +1,9 @@
 // Server: wires the Brokerage House together (Asio's HTTP server 3 "server"): an acceptor on
-// one I/O thread that never blocks, a ClientConnection per client, the WorkerPool of DB
-// workers with the WorkerWakeup and ReplyQueue that carry requests to them and replies back,
-// the MarketClient, a periodic summary line, and a graceful stop on SIGTERM/SIGINT: stop
-// accepting, serve what is queued, deliver the replies, close.
+// one I/O thread that never blocks, a ClientConnection per client, the RequestSink that serves
+// their requests (a WorkerPool of DB workers with the ReplyQueue that carries their replies
+// back, or a CallDispatcher on the I/O thread itself), the MarketClient, a periodic summary
+// line, and a graceful stop on SIGTERM/SIGINT: stop accepting, serve what is queued, deliver
+// the replies, close.
 //
 // The io_context runs on one thread only (Run's), so its handlers never run concurrently:
 // connections need no strand of their own (Asio calls this an implicit strand), which saves
@@ -22,27 +23,33 @@
 #include "brokerage_house/client_connection.h"
 #include "brokerage_house/market_client.h"
 #include "brokerage_house/reply_queue.h"
+#include "brokerage_house/request_sink.h"
 #include "brokerage_house/stats.h"
 #include "brokerage_house/worker_pool.h"
 #include "common/util/asio.h"
 #include "common/util/cli.h"
+#include "common/util/stream_socket.h"
 
 namespace bb::bh {
 
 struct ServerOptions {
-  HostPort listen{"127.0.0.1", 30000};
+  HostPort listen{"127.0.0.1", 30000};  // or unix:PATH
   int workers = 4;
   std::size_t queue_capacity = 10000;
   std::optional<HostPort> market;  // none: market requests are counted as failed
   int market_connections = 4;
   ServerIdentity identity;
   int summary_seconds = 10;
-  std::string port_file;  // if set, the bound port is written here once listening
+  std::string port_file;   // if set, the bound port is written here once listening
+  std::string stats_file;  // if set, the totals per type are written here when stopped (CSV)
 };
 
 class Server {
  public:
+  // Requests served by a WorkerPool of options.workers threads, each with a handler of `factory`.
   Server(ServerOptions options, HandlerFactory factory);
+  // Requests served by the sink `factory` makes (e.g. MakeCallDispatcher).
+  Server(ServerOptions options, SinkFactory factory);
   ~Server();
 
   // Starts the workers and listens; returns when stopped. An error if the workers cannot
@@ -50,8 +57,10 @@ class Server {
   Status Run();
   // Asks a running server to stop gracefully (as SIGTERM does).
   void Stop();
-  // The bound port, once listening (0 before).
+  // The bound port, once listening (0 before, and for a Unix-domain socket).
   uint16_t port() const { return port_.load(); }
+  // Whether it listens yet.
+  bool listening() const { return listening_.load(); }
   Stats& stats() { return stats_; }
 
  private:
@@ -61,20 +70,23 @@ class Server {
   void WaitForClients(std::chrono::steady_clock::time_point deadline);
 
   ServerOptions options_;
-  HandlerFactory factory_;
+  SinkFactory factory_;
   Stats stats_;
   asio::io_context io_{1};  // run by one thread (the concurrency hint says so to Asio)
   ReplyQueue replies_{io_};
-  asio::ip::tcp::acceptor acceptor_;
+  StreamAcceptor acceptor_;
   asio::signal_set signals_;
   asio::steady_timer summary_timer_;
-  std::unique_ptr<WorkerPool> pool_;
-  std::unique_ptr<WorkerWakeup> wakeup_;
+  std::unique_ptr<RequestSink> sink_;
   std::unique_ptr<MarketClient> market_;
   std::vector<std::weak_ptr<ClientConnection>> clients_;
   std::chrono::steady_clock::time_point last_summary_;
   std::thread drainer_;
+  // Keeps the I/O loop running through the stop, until WaitForClients ends it: the sink's
+  // Stop needs the loop while it drains, even when no client is left to give it work.
+  std::optional<asio::executor_work_guard<asio::io_context::executor_type>> stopping_guard_;
   std::atomic<uint16_t> port_{0};
+  std::atomic<bool> listening_{false};
   bool shutting_down_ = false;
 };
 

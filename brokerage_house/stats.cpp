@@ -1,13 +1,57 @@
 #include "brokerage_house/stats.h"
 
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+
 #include <fmt/format.h>
 
 #include "common/protocol/message_type.h"
 
 namespace bb::bh {
 
-void Stats::Count(protocol::MessageType type, const protocol::ReplyStatus& status) {
+namespace {
+
+// The mix log's two-letter code of a transaction request type; "" for other messages.
+std::string_view RequestCode(protocol::MessageType type) {
+  using protocol::MessageType;
+  switch (type) {
+    case MessageType::kBrokerVolumeInput:
+      return "BV";
+    case MessageType::kCustomerPositionInput:
+      return "CP";
+    case MessageType::kMarketFeedInput:
+      return "MF";
+    case MessageType::kMarketWatchInput:
+      return "MW";
+    case MessageType::kSecurityDetailInput:
+      return "SD";
+    case MessageType::kTradeLookupInput:
+      return "TL";
+    case MessageType::kTradeOrderInput:
+      return "TO";
+    case MessageType::kTradeResultInput:
+      return "TR";
+    case MessageType::kTradeStatusInput:
+      return "TS";
+    case MessageType::kTradeUpdateInput:
+      return "TU";
+    case MessageType::kDataMaintenanceInput:
+      return "DM";
+    case MessageType::kTradeCleanupInput:
+      return "TC";
+    default:
+      return "";
+  }
+}
+
+}  // namespace
+
+void Stats::Count(protocol::MessageType type, const protocol::ReplyStatus& status,
+                  int64_t db_round_trips, int64_t db_statements) {
   TypeCounters& c = of(type);
+  c.db_round_trips.fetch_add(static_cast<uint64_t>(db_round_trips), std::memory_order_relaxed);
+  c.db_statements.fetch_add(static_cast<uint64_t>(db_statements), std::memory_order_relaxed);
   c.requests.fetch_add(1, std::memory_order_relaxed);
   c.outcomes[static_cast<int>(status.outcome)].fetch_add(1, std::memory_order_relaxed);
   c.retries.fetch_add(status.retries, std::memory_order_relaxed);
@@ -38,6 +82,37 @@ std::string Stats::SummaryLine(double seconds) {
       "sent {} failed {} |{}",
       clients.load(), queue_depth.load(), total, errors, retries, malformed_frames.load(),
       overloaded.load(), market_sent.load(), market_failed.load(), rates.empty() ? " idle" : rates);
+}
+
+Status Stats::WriteCsv(const std::string& path) const {
+  std::string text = "type,requests";
+  for (int o = 0; o <= protocol::kMaxOutcome; ++o) {
+    text += fmt::format(",{}", protocol::OutcomeName(static_cast<protocol::Outcome>(o)));
+  }
+  text += ",retries,server_us,db_round_trips,db_statements\n";
+  for (int i = 0; i < kTypeSlots; ++i) {
+    const TypeCounters& c = types_[i];
+    const uint64_t n = c.requests.load(std::memory_order_relaxed);
+    if (n == 0) continue;
+    const auto type = static_cast<protocol::MessageType>(i);
+    const std::string_view code = RequestCode(type);
+    text += fmt::format("{},{}", code.empty() ? protocol::MessageTypeName(type) : code, n);
+    for (const auto& outcome : c.outcomes) text += fmt::format(",{}", outcome.load());
+    text += fmt::format(",{},{},{},{}\n", c.retries.load(), c.server_micros.load(),
+                        c.db_round_trips.load(), c.db_statements.load());
+  }
+  const std::string tmp = path + ".tmp";
+  std::FILE* f = std::fopen(tmp.c_str(), "w");
+  if (f == nullptr) {
+    return Status::IoError(fmt::format("--stats-file {}: {}", path, std::strerror(errno)));
+  }
+  const bool written = std::fwrite(text.data(), 1, text.size(), f) == text.size();
+  if (std::fclose(f) != 0 || !written || std::rename(tmp.c_str(), path.c_str()) != 0) {
+    Status s = Status::IoError(fmt::format("--stats-file {}: {}", path, std::strerror(errno)));
+    std::remove(tmp.c_str());
+    return s;
+  }
+  return Status::Ok();
 }
 
 }  // namespace bb::bh

@@ -1,6 +1,7 @@
 // Counters of the Brokerage House, per transaction type: requests, outcomes, retries, time in
-// the server; plus market deliveries. Updated by workers and the I/O thread with relaxed
-// atomics (cheap per request); read by the periodic summary.
+// the server, database round trips and statements; plus market deliveries. Updated by workers
+// and the I/O thread with relaxed atomics (cheap per request); read by the periodic summary
+// and, at the end, written to the stats file (--stats-file).
 //
 // Thread-safety: all members may be used from any thread.
 #pragma once
@@ -11,6 +12,7 @@
 #include <string>
 
 #include "common/protocol/transactions.h"
+#include "common/util/status.h"
 
 namespace bb::bh {
 
@@ -21,11 +23,14 @@ struct TypeCounters {
   std::array<std::atomic<uint64_t>, protocol::kMaxOutcome + 1> outcomes{};
   std::atomic<uint64_t> retries{0};
   std::atomic<uint64_t> server_micros{0};
+  std::atomic<uint64_t> db_round_trips{0};
+  std::atomic<uint64_t> db_statements{0};
 };
 
 class Stats {
  public:
-  void Count(protocol::MessageType type, const protocol::ReplyStatus& status);
+  void Count(protocol::MessageType type, const protocol::ReplyStatus& status,
+             int64_t db_round_trips = 0, int64_t db_statements = 0);
   TypeCounters& of(protocol::MessageType type) {
     return types_[static_cast<int>(type) % kTypeSlots];
   }
@@ -40,6 +45,11 @@ class Stats {
   // One line: the rate per type since the last call (or, with seconds_since_last 0, the total
   // per type), errors and retries, queue depth.
   std::string SummaryLine(double seconds_since_last);
+
+  // The totals per transaction type as CSV (type code, requests, one column per outcome,
+  // retries, server time, database round trips and statements), written to `path` through a
+  // temporary file. The format is in postprocess/README.md ("bh/<host>/bh-stats.csv").
+  Status WriteCsv(const std::string& path) const;
 
  private:
   std::array<TypeCounters, kTypeSlots> types_;

@@ -8,14 +8,16 @@ namespace bb::bh {
 namespace pr = protocol;
 using workload::TransactionType;
 
-TxnDriver::TxnDriver(db::Session& session, const workload::Sizing& sizing, uint64_t seed)
+TxnDriver::TxnDriver(db::Session& session, const workload::Sizing& sizing, uint64_t seed,
+                     FrameOptions options)
     : session_(session),
-      runner_(session, FrameOptions{}),
+      runner_(session, options),
       sizing_(sizing),
       inputs_(sizing, seed),
       market_(sizing),
       random_(workload::StreamSeed(seed, 1'000'003)),
-      started_ms_(MonotonicMicros() / 1000) {}
+      clock_(options.clock ? options.clock : [] { return WallMicros(); }),
+      started_us_(clock_()) {}
 
 template <typename In>
 pr::Message TxnDriver::Call(TransactionType type, const In& input, std::vector<TxnSample>& samples,
@@ -60,7 +62,7 @@ pr::MarketFeedInput TxnDriver::Ticker() {
   feed.type_limit_buy = "TLB";
   feed.type_limit_sell = "TLS";
   feed.type_stop_loss = "TSL";
-  const int64_t now_ms = MonotonicMicros() / 1000 - started_ms_;
+  const int64_t now_ms = (clock_() - started_us_) / 1000;
   const int64_t securities = sizing_.Securities();
   for (int i = 0; i < 20; ++i) {
     const int64_t s = random_.Int64Range(0, securities - 1);

@@ -2,7 +2,8 @@
 // against the database through FrameRunner, as bb-txn does, and plays the market emulator's
 // part so that trades complete: each market request that Trade-Order or Market-Feed produces
 // is answered at once with a Trade-Result at the request's price. Market-Feed gets 20 ticker
-// entries priced on the securities' curves (reference §3.21).
+// entries priced on the securities' curves (reference §3.21), at the time since the driver
+// started by options.clock (the wall clock when empty).
 //
 // Ownership: borrows the session. Thread-safety: none; one driver per thread.
 #pragma once
@@ -35,7 +36,9 @@ using ShowFn = std::function<void(const protocol::Message& input, const protocol
 
 class TxnDriver {
  public:
-  TxnDriver(db::Session& session, const workload::Sizing& sizing, uint64_t seed);
+  // The session must have the statements of options.mode prepared.
+  TxnDriver(db::Session& session, const workload::Sizing& sizing, uint64_t seed,
+            FrameOptions options = {});
 
   // Runs one transaction of `type` with a generated input; appends its sample, and those of
   // the Trade-Results that complete its market requests. TR alone runs a market Trade-Order
@@ -58,7 +61,8 @@ class TxnDriver {
   workload::Random random_;
   std::vector<protocol::MarketTradeRequest> to_market_;
   int next_dm_table_ = 0;
-  int64_t started_ms_;
+  std::function<int64_t()> clock_;  // µs; the frames' clock
+  int64_t started_us_;
 };
 
 }  // namespace bb::bh

@@ -37,6 +37,8 @@ Trade-Order and completes it; DM walks the table rotation.
   --count N          how many of each (default 1)
   --seed N           seed of the generated inputs (default 1)
   --db CONNINFO      libpq connection string (PG* variables work)
+  --frames MODE      server (default: one PL/pgSQL function call per transaction, installed
+                     at start) or client (the frames' statements one by one)
   --show / --brief   print every input and output / one line each (default: --show for
                      up to 12 transactions)
   --report FILE      also write the summary table there
@@ -54,6 +56,7 @@ struct Options {
   int64_t seed = 1;
   int show = -1;  // -1: decide by size
   std::string report;
+  bb::bh::FrameMode frames = bb::bh::FrameMode::kServer;
 };
 
 Result<Options> Parse(int argc, char** argv) {
@@ -71,6 +74,12 @@ Result<Options> Parse(int argc, char** argv) {
           bb::ParseInt(arg, *v, arg == "--count" ? 1 : 0, arg == "--count" ? 1'000'000 : INT64_MAX);
       if (!n.ok()) return n.status();
       (arg == "--count" ? o.count : o.seed) = *n;
+    } else if (arg == "--frames") {
+      auto v = args.Value();
+      if (!v.ok()) return v.status();
+      auto mode = bb::bh::ParseFrameMode(*v);
+      if (!mode.ok()) return mode.status();
+      o.frames = *mode;
     } else if (arg == "--db" || arg == "--report") {
       auto v = args.Value();
       if (!v.ok()) return v.status();
@@ -134,11 +143,17 @@ int main(int argc, char** argv) {
   if (!sizing.ok()) {
     return bb::Fail("bb-txn", sizing.status(), 1);
   }
-  auto session = bb::db::Session::Open(o.conninfo, bb::bh::FrameRunner::Statements());
+  if (o.frames == bb::bh::FrameMode::kServer) {
+    Status installed = bb::bh::InstallFrameFunctions(o.conninfo);
+    if (!installed.ok()) return bb::Fail("bb-txn", installed, 1);
+  }
+  auto session = bb::db::Session::Open(o.conninfo, bb::bh::FrameRunner::Statements(o.frames));
   if (!session.ok()) {
     return bb::Fail("bb-txn", session.status(), 1);
   }
-  bb::bh::TxnDriver driver(**session, *sizing, static_cast<uint64_t>(o.seed));
+  bb::bh::FrameOptions frames;
+  frames.mode = o.frames;
+  bb::bh::TxnDriver driver(**session, *sizing, static_cast<uint64_t>(o.seed), frames);
   const bool show =
       o.show == 1 || (o.show == -1 && static_cast<int64_t>(o.types.size()) * o.count <= 12);
   bb::bh::ShowFn printer = [](const pr::Message& in, const pr::Message& out) {

@@ -12,12 +12,10 @@ namespace bb::bh {
 // and on a busy machine a wait for a core. Jobs quicker than this are not worth a wake-up each.
 constexpr std::size_t kWakeNanos = 50'000;
 
-Result<std::unique_ptr<WorkerPool>> WorkerPool::Start(int workers, std::size_t capacity,
-                                                      const HandlerFactory& factory,
-                                                      ReplyQueue& replies, Stats& stats,
-                                                      MarketSink market) {
-  std::unique_ptr<WorkerPool> pool(new WorkerPool(capacity, replies, stats, std::move(market)));
-  for (int i = 0; i < workers; ++i) {
+Result<std::unique_ptr<WorkerPool>> WorkerPool::Start(const SinkContext& context,
+                                                      const HandlerFactory& factory) {
+  std::unique_ptr<WorkerPool> pool(new WorkerPool(context));
+  for (int i = 0; i < context.workers; ++i) {
     auto handler = factory();
     if (!handler.ok()) return handler.status().WithContext("starting DB worker");
     pool->handlers_.push_back(std::move(handler).value());
@@ -37,6 +35,12 @@ bool WorkerPool::Submit(Job&& job) {
     queue_.push_back(std::move(job));
   }
   stats_.queue_depth.fetch_add(1, std::memory_order_relaxed);
+  if (!wake_posted_.exchange(true, std::memory_order_acq_rel)) {
+    asio::post(io_, [this] {
+      wake_posted_.store(false, std::memory_order_release);
+      WakeWorkers();
+    });
+  }
   return true;
 }
 
@@ -83,27 +87,6 @@ void WorkerPool::Stop() {
   }
 }
 
-// Sets server_micros on a transaction reply: queueing included (DESIGN.md).
-static void StampServerTime(protocol::Message& reply, int64_t micros) {
-  std::visit(
-      [&](auto& r) {
-        if constexpr (requires { r.status.server_micros; }) r.status.server_micros = micros;
-      },
-      reply);
-}
-
-static const protocol::ReplyStatus* StatusOf(const protocol::Message& reply) {
-  return std::visit(
-      [](const auto& r) -> const protocol::ReplyStatus* {
-        if constexpr (requires { r.status.outcome; }) {
-          return &r.status;
-        } else {
-          return nullptr;
-        }
-      },
-      reply);
-}
-
 void WorkerPool::Serve(Handler& handler, Job& job, HandlerResult& result,
                        std::vector<uint8_t>& frame) {
   stats_.queue_depth.fetch_sub(1, std::memory_order_relaxed);
@@ -116,7 +99,9 @@ void WorkerPool::Serve(Handler& handler, Job& job, HandlerResult& result,
   const int64_t average = job_nanos_.load(std::memory_order_relaxed);
   job_nanos_.store(average + (nanos - average) / 8, std::memory_order_relaxed);
   StampServerTime(result.reply, MonotonicMicros() - job.received_micros);
-  if (const auto* status = StatusOf(result.reply)) stats_.Count(job.type, *status);
+  if (const auto* status = StatusOf(result.reply)) {
+    stats_.Count(job.type, *status, result.db_round_trips, result.db_statements);
+  }
   frame.clear();
   EncodeReply(result.reply, job.request_id, frame);
   replies_.Push(std::move(job.target), frame);

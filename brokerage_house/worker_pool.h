@@ -9,6 +9,10 @@
 //
 // Thread-safety: Submit and WakeWorkers from any thread (the I/O thread); Stop from one thread,
 // not an I/O thread (it waits for the queue to drain).
+//
+// Submit wakes no one itself: the first request queued in a turn of the I/O loop posts one
+// WakeWorkers() behind the handlers that are already ready to run, so the requests that
+// arrive together share one wake-up.
 #pragma once
 
 #include <atomic>
@@ -20,32 +24,19 @@
 #include <vector>
 
 #include "brokerage_house/handler.h"
-#include "brokerage_house/reply_queue.h"
-#include "brokerage_house/stats.h"
-#include "common/protocol/codec.h"
+#include "brokerage_house/request_sink.h"
 
 namespace bb::bh {
 
-struct Job {
-  std::shared_ptr<ReplyTarget> target;
-  uint64_t request_id = 0;
-  protocol::MessageType type{};
-  protocol::Message request;
-  int64_t received_micros = 0;  // monotonic, when the last byte of the request arrived
-};
-
-using MarketSink = std::function<void(std::vector<protocol::MarketTradeRequest>&)>;
 using HandlerFactory = std::function<Result<std::unique_ptr<Handler>>()>;
 
-class WorkerPool {
+class WorkerPool : public RequestSink {
  public:
-  // Creates every handler first (so bad SQL or an unreachable database fails at start), then
-  // starts the threads. Replies go to `replies`, which must outlive the pool.
-  static Result<std::unique_ptr<WorkerPool>> Start(int workers, std::size_t capacity,
-                                                   const HandlerFactory& factory,
-                                                   ReplyQueue& replies, Stats& stats,
-                                                   MarketSink market);
-  ~WorkerPool();
+  // Creates context.workers handlers first (so bad SQL or an unreachable database fails at
+  // start), then starts the threads.
+  static Result<std::unique_ptr<WorkerPool>> Start(const SinkContext& context,
+                                                   const HandlerFactory& factory);
+  ~WorkerPool() override;
 
   // Queues a job; false when the queue is full or the pool is stopping (reply "overloaded").
   // A job that an idle worker will take does not count against the capacity: the queue
@@ -56,7 +47,7 @@ class WorkerPool {
   // once (WorkerWakeup), rather than once per request: each wake is a futex call and, on a
   // busy machine, a worker preempting the I/O thread (bench harness: about one context
   // switch per request).
-  bool Submit(Job&& job);
+  bool Submit(Job&& job) override;
   // Wakes as many sleeping workers as the queued jobs need, judged by how long jobs have been
   // taking the handler. Jobs slower than a wake-up (kWakeNanos, 50 µs; every database
   // transaction, 0.5 ms and more) get a worker each, as far as there are workers. Quicker
@@ -70,11 +61,15 @@ class WorkerPool {
   void WakeWorkers();
 
   // Serves what is queued, then joins the workers.
-  void Stop();
+  void Stop() override;
 
  private:
-  WorkerPool(std::size_t capacity, ReplyQueue& replies, Stats& stats, MarketSink market)
-      : capacity_(capacity), replies_(replies), stats_(stats), market_(std::move(market)) {}
+  explicit WorkerPool(const SinkContext& c)
+      : io_(c.io),
+        capacity_(c.queue_capacity),
+        replies_(c.replies),
+        stats_(c.stats),
+        market_(c.market) {}
   void Work(Handler& handler);
   // Runs one job and hands its reply on; `result` and `frame` are the worker's, reused.
   void Serve(Handler& handler, Job& job, HandlerResult& result, std::vector<uint8_t>& frame);
@@ -82,6 +77,8 @@ class WorkerPool {
   std::size_t Queued() const { return queue_.size() - head_; }
   Job Pop();
 
+  asio::io_context& io_;
+  std::atomic<bool> wake_posted_{false};  // a WakeWorkers is posted to io_ and has not run
   const std::size_t capacity_;
   ReplyQueue& replies_;
   Stats& stats_;

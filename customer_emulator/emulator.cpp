@@ -19,6 +19,7 @@
 #include "common/util/asio.h"
 #include "common/util/clock.h"
 #include "common/util/mix_log.h"
+#include "common/util/stream_socket.h"
 #include "common/workload/customer_selection.h"
 #include "common/workload/inputs.h"
 
@@ -28,7 +29,6 @@ namespace {
 namespace pr = protocol;
 namespace wl = workload;
 using TT = wl::TransactionType;
-using tcp = asio::ip::tcp;
 using SteadyClock = std::chrono::steady_clock;
 
 constexpr uint32_t kNoSlot = UINT32_MAX;
@@ -250,15 +250,14 @@ class Connection {
   bool ready() const { return state_ == State::kReady; }
   bool dead() const { return state_ == State::kDead; }
 
-  void Start(const tcp::endpoint& endpoint) {
+  void Start(const StreamProtocol::endpoint& endpoint) {
     socket_.async_connect(endpoint, [this](const error_code& ec) {
       if (dead()) return;
       if (ec) {
         Lose(fmt::format("connect: {}", ec.message()));
         return;
       }
-      error_code ignored;
-      socket_.set_option(tcp::no_delay(true), ignored);
+      SetNoDelay(socket_);
       state_ = State::kHello;
       const auto& o = owner_.options();
       pr::Hello hello;
@@ -291,7 +290,7 @@ class Connection {
     if (dead()) return;
     state_ = State::kDead;
     error_code ignored;
-    socket_.shutdown(tcp::socket::shutdown_both, ignored);
+    socket_.shutdown(StreamSocket::shutdown_both, ignored);
     socket_.close(ignored);
   }
 
@@ -397,7 +396,7 @@ class Connection {
   }
 
   Emulator::Impl& owner_;
-  tcp::socket socket_;
+  StreamSocket socket_;
   uint32_t index_;
   State state_ = State::kConnecting;
   std::vector<uint8_t> out_, next_;               // in flight, being filled (reused)
@@ -481,15 +480,12 @@ Status Emulator::Impl::Run() {
     users_[i].request.connection = static_cast<uint32_t>(i % connections);
   }
 
-  tcp::resolver resolver(io_);
-  error_code ec;
-  auto endpoints = resolver.resolve(o.bh.host, std::to_string(o.bh.port), ec);
-  if (ec || endpoints.empty()) {
+  auto found = EndpointOf(io_, o.bh, "--bh");
+  if (!found.ok()) {
     (void)log_->Close();
-    return Status::Unavailable(
-        fmt::format("--bh: cannot resolve '{}': {}", o.bh.host, ec ? ec.message() : "no address"));
+    return Status::Unavailable(found.status().message());
   }
-  const tcp::endpoint endpoint = *endpoints.begin();
+  const StreamProtocol::endpoint endpoint = *found;
 
   run_start_us_ = MonotonicMicros();
   progress_last_us_ = run_start_us_;
@@ -501,9 +497,8 @@ Status Emulator::Impl::Run() {
   connect_timer_.async_wait([this](const error_code& e) {
     if (e || finished_ || phase_ != Phase::kConnecting) return;
     Fail(Status::Unavailable(fmt::format(
-        "the Brokerage House at {}:{} did not answer the hello on all {} connections within {} ms",
-        options_.bh.host, options_.bh.port, connections_.size(),
-        options_.connect_timeout.count())));
+        "the Brokerage House at {} did not answer the hello on all {} connections within {} ms",
+        ToString(options_.bh), connections_.size(), options_.connect_timeout.count())));
   });
   if (o.handle_signals) {
     signals_.add(SIGTERM);
@@ -551,15 +546,15 @@ void Emulator::Impl::Fail(Status s) {
 void Emulator::Impl::OnHelloReply(Connection&, const pr::HelloReply& reply) {
   if (finished_) return;
   if (!reply.accepted) {
-    Fail(Status::InvalidArgument(
-        fmt::format("the Brokerage House at {}:{} ({}) refused the hello: {}", options_.bh.host,
-                    options_.bh.port, reply.component, reply.reason)));
+    Fail(
+        Status::InvalidArgument(fmt::format("the Brokerage House at {} ({}) refused the hello: {}",
+                                            ToString(options_.bh), reply.component, reply.reason)));
     return;
   }
   if (++hellos_accepted_ == static_cast<int>(connections_.size())) {
     connect_timer_.cancel();
-    spdlog::info("connected to {} at {}:{} on {} connections", reply.component, options_.bh.host,
-                 options_.bh.port, connections_.size());
+    spdlog::info("connected to {} at {} on {} connections", reply.component, ToString(options_.bh),
+                 connections_.size());
     if (stopping_) {
       Finish();
       return;
@@ -824,8 +819,8 @@ void Emulator::Impl::AfterReply(uint32_t slot, int64_t end_us) {
 void Emulator::Impl::OnConnectionLost(Connection& c, const std::string& why) {
   if (finished_) return;
   if (phase_ == Phase::kConnecting) {
-    Fail(Status::Unavailable(fmt::format("the Brokerage House at {}:{}: connection {}: {}",
-                                         options_.bh.host, options_.bh.port, c.index(), why)));
+    Fail(Status::Unavailable(fmt::format("the Brokerage House at {}: connection {}: {}",
+                                         ToString(options_.bh), c.index(), why)));
     return;
   }
   spdlog::error("connection {} to the Brokerage House lost: {}", c.index(), why);
@@ -843,8 +838,8 @@ void Emulator::Impl::OnConnectionLost(Connection& c, const std::string& why) {
   if (LiveConnections() == 0) {
     if (status_.ok()) {
       status_ = Status::Unavailable(
-          fmt::format("lost every connection to the Brokerage House at {}:{} (last: {})",
-                      options_.bh.host, options_.bh.port, why));
+          fmt::format("lost every connection to the Brokerage House at {} (last: {})",
+                      ToString(options_.bh), why));
     }
     BeginStop();
     return;

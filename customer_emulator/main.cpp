@@ -22,7 +22,8 @@ The Customer Emulator: emulated users that each draw the next transaction from t
 mix deck, send it to the Brokerage House, wait for the reply and log a mix row; one
 Trade-Cleanup before the users start and one Data-Maintenance every 60 s.
 
-  --bh HOST:PORT              the Brokerage House (default 127.0.0.1:30000)
+  --bh HOST:PORT              the Brokerage House (default 127.0.0.1:30000), or unix:PATH (a
+                              Unix-domain socket: cheaper when both run on one host)
   --customers N, --scale-factor N, --initial-trade-days N
                               the run's sizing (default 1000, 500, 10); the Brokerage House
                               refuses a hello with another

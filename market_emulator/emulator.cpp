@@ -16,13 +16,13 @@
 #include "common/util/asio.h"
 #include "common/util/clock.h"
 #include "common/util/mix_log.h"
+#include "common/util/stream_socket.h"
 #include "market_emulator/frame_stream.h"
 #include "market_emulator/trading_floor.h"
 
 namespace bb::mee {
 
 namespace pr = protocol;
-using tcp = asio::ip::tcp;
 using Clock = std::chrono::steady_clock;
 
 namespace {
@@ -71,21 +71,19 @@ class MarketEmulator::Impl {
     asio::post(io_, [this] { BeginShutdown(); });
   }
   std::atomic<uint16_t> port_{0};
+  std::atomic<bool> listening_{false};
   EmulatorStats stats_;
 
  private:
   // ---- the order side: one session per Brokerage House connection ----
   class Session : public std::enable_shared_from_this<Session> {
    public:
-    Session(Impl& owner, tcp::socket socket) : owner_(owner), socket_(std::move(socket)) {
-      error_code ec;
-      auto ep = socket_.remote_endpoint(ec);
-      peer_ = ec ? std::string("?") : fmt::format("{}:{}", ep.address().to_string(), ep.port());
-    }
+    Session(Impl& owner, StreamSocket socket)
+        : owner_(owner), socket_(std::move(socket)), peer_(PeerName(socket_)) {}
     void Start() { Read(); }
     void Close() {
       error_code ec;
-      socket_.shutdown(tcp::socket::shutdown_both, ec);
+      socket_.shutdown(StreamSocket::shutdown_both, ec);
       socket_.close(ec);
     }
 
@@ -95,7 +93,7 @@ class MarketEmulator::Impl {
     void Flush();
 
     Impl& owner_;
-    tcp::socket socket_;
+    StreamSocket socket_;
     std::string peer_;
     FrameStream stream_;
     OutBuffer out_;
@@ -112,7 +110,7 @@ class MarketEmulator::Impl {
   };
   struct Link {
     Link(asio::io_context& io, int i) : socket(io), retry(io), index(i) {}
-    tcp::socket socket;
+    StreamSocket socket;
     asio::steady_timer retry;
     int index;
     enum class State { kDown, kConnecting, kHello, kReady, kPaused } state = State::kDown;
@@ -152,7 +150,7 @@ class MarketEmulator::Impl {
   EmulatorOptions options_;
   asio::io_context io_;
   TradingFloor floor_;
-  tcp::acceptor acceptor_;
+  StreamAcceptor acceptor_;
   asio::signal_set signals_;
   asio::steady_timer book_timer_;
   asio::steady_timer summary_timer_;
@@ -190,28 +188,25 @@ Status MarketEmulator::Impl::Run() {
   }
   std::fputs("trade_id,code,reason\n", failed_);
 
-  error_code ec;
-  auto address = asio::ip::make_address(options_.listen.host, ec);
-  tcp::endpoint endpoint(address, options_.listen.port);
-  if (!ec) acceptor_.open(endpoint.protocol(), ec);
-  if (!ec) acceptor_.set_option(tcp::acceptor::reuse_address(true), ec);
-  if (!ec) acceptor_.bind(endpoint, ec);
-  if (!ec) acceptor_.listen(asio::socket_base::max_listen_connections, ec);
-  if (ec) {
+  if (Status listened = Listen(acceptor_, options_.listen, "--listen"); !listened.ok()) {
     std::fclose(failed_);
     failed_ = nullptr;
     (void)mix_->Close();
-    return Status::IoError(fmt::format("--listen {}:{}: {}", options_.listen.host,
-                                       options_.listen.port, ec.message()));
+    return listened;
   }
-  port_.store(acceptor_.local_endpoint().port());
-  if (!options_.port_file.empty()) std::ofstream(options_.port_file) << port_.load() << "\n";
+  port_.store(BoundPort(acceptor_));
+  listening_.store(true);
+  if (!options_.port_file.empty() && !options_.listen.is_unix()) {
+    std::ofstream(options_.port_file) << port_.load() << "\n";
+  }
   spdlog::info(
-      "listening for Brokerage House orders on {}:{}; delivering to {} over {} connections "
+      "listening for Brokerage House orders on {}; delivering to {} over {} connections "
       "({} in flight each); sizing {} customers, SF {}, ITD {}; pending cap {}",
-      options_.listen.host, port_.load(),
-      options_.bh_port_file.empty() ? fmt::format("{}:{}", options_.bh.host, options_.bh.port)
-                                    : "the port in " + options_.bh_port_file,
+      options_.listen.is_unix() ? ToString(options_.listen)
+                                : fmt::format("{}:{}", options_.listen.host, port_.load()),
+      options_.bh_port_file.empty() || options_.bh.is_unix()
+          ? ToString(options_.bh)
+          : "the port in " + options_.bh_port_file,
       options_.delivery_connections, options_.max_in_flight, options_.sizing.customers,
       options_.sizing.scale_factor, options_.sizing.initial_trade_days, options_.max_pending);
 
@@ -334,14 +329,13 @@ void MarketEmulator::Impl::Summary() {
 // Orders from the Brokerage House.
 
 void MarketEmulator::Impl::Accept() {
-  acceptor_.async_accept([this](error_code ec, tcp::socket socket) {
+  acceptor_.async_accept([this](error_code ec, StreamSocket socket) {
     if (ec) {
       if (!stopping_) spdlog::warn("accept: {}", ec.message());
       if (acceptor_.is_open()) Accept();
       return;
     }
-    error_code ignored;
-    socket.set_option(tcp::no_delay(true), ignored);
+    SetNoDelay(socket);
     auto session = std::make_shared<Session>(*this, std::move(socket));
     std::erase_if(sessions_, [](const auto& w) { return w.expired(); });
     sessions_.push_back(session);
@@ -520,47 +514,39 @@ void MarketEmulator::Impl::ArmBookTimer() {
 
 void MarketEmulator::Impl::Connect(Link& link) {
   if (finished_) return;
-  uint16_t port = options_.bh.port;
-  if (!options_.bh_port_file.empty()) {
+  HostPort target = options_.bh;
+  if (!target.is_unix() && !options_.bh_port_file.empty()) {
     std::ifstream in(options_.bh_port_file);
     int p = 0;
     if (!(in >> p) || p <= 0 || p > 65535) {
       RetryLater(link, std::chrono::seconds(1));
       return;
     }
-    port = static_cast<uint16_t>(p);
+    target.port = static_cast<uint16_t>(p);
   }
-  error_code ec;
-  auto address = asio::ip::make_address(options_.bh.host, ec);
-  if (ec) {
-    tcp::resolver resolver(io_);
-    auto results = resolver.resolve(options_.bh.host, std::to_string(port), ec);
-    if (!ec && !results.empty()) address = results.begin()->endpoint().address();
-  }
-  if (ec) {
-    DropLink(link, fmt::format("--bh {}: {}", options_.bh.host, ec.message()));
+  auto endpoint = EndpointOf(io_, target, "--bh");
+  if (!endpoint.ok()) {
+    DropLink(link, endpoint.status().message());
     return;
   }
   link.state = Link::State::kConnecting;
   const uint64_t generation = link.generation;
-  link.socket.async_connect(
-      tcp::endpoint(address, port), [this, &link, generation, port](error_code ec) {
-        if (generation != link.generation) return;
-        if (ec) {
-          DropLink(link, fmt::format("cannot connect to the Brokerage House {}:{}: {}",
-                                     options_.bh.host, port, ec.message()));
-          return;
-        }
-        error_code ignored;
-        link.socket.set_option(tcp::no_delay(true), ignored);
-        link.state = Link::State::kHello;
-        pr::Hello hello{pr::kProtocolVersion, options_.component, options_.sizing.customers,
-                        static_cast<int32_t>(options_.sizing.scale_factor),
-                        static_cast<int32_t>(options_.sizing.initial_trade_days)};
-        AppendFrame(hello, 0, link.out.pending);
-        FlushLink(link);
-        ReadLink(link);
-      });
+  link.socket.async_connect(*endpoint, [this, &link, generation, target](error_code ec) {
+    if (generation != link.generation) return;
+    if (ec) {
+      DropLink(link, fmt::format("cannot connect to the Brokerage House {}: {}", ToString(target),
+                                 ec.message()));
+      return;
+    }
+    SetNoDelay(link.socket);
+    link.state = Link::State::kHello;
+    pr::Hello hello{pr::kProtocolVersion, options_.component, options_.sizing.customers,
+                    static_cast<int32_t>(options_.sizing.scale_factor),
+                    static_cast<int32_t>(options_.sizing.initial_trade_days)};
+    AppendFrame(hello, 0, link.out.pending);
+    FlushLink(link);
+    ReadLink(link);
+  });
 }
 
 void MarketEmulator::Impl::ReadLink(Link& link) {
@@ -800,6 +786,7 @@ MarketEmulator::~MarketEmulator() = default;
 Status MarketEmulator::Run() { return impl_->Run(); }
 void MarketEmulator::Stop() { impl_->Stop(); }
 uint16_t MarketEmulator::port() const { return impl_->port_.load(); }
+bool MarketEmulator::listening() const { return impl_->listening_.load(); }
 const EmulatorStats& MarketEmulator::stats() const { return impl_->stats_; }
 
 }  // namespace bb::mee

@@ -49,8 +49,8 @@
 namespace bb::mee {
 
 struct EmulatorOptions {
-  HostPort listen{"127.0.0.1", 30001};
-  HostPort bh{"127.0.0.1", 30000};
+  HostPort listen{"127.0.0.1", 30001};  // or unix:PATH
+  HostPort bh{"127.0.0.1", 30000};      // or unix:PATH
   // If set, the BH's port is read from this file (as the BH's --port-file writes it) before
   // each connection attempt, so both sides can use ephemeral ports; bh.port is then ignored.
   std::string bh_port_file;
@@ -95,7 +95,8 @@ class MarketEmulator {
   // be bound or a log cannot be written.
   Status Run();
   void Stop();
-  uint16_t port() const;
+  uint16_t port() const;  // the bound TCP port, once listening (0 for a Unix-domain socket)
+  bool listening() const;
   const EmulatorStats& stats() const;
 
   static constexpr const char* kMixLogName = "mix-mee.csv";

@@ -23,9 +23,11 @@ price curve's price, turns limit orders into ticker trigger entries when the cur
 their limit, and delivers Trade-Result and Market-Feed to the Brokerage House over a pool of
 concurrent connections.
 
-  --listen HOST:PORT          address for the Brokerage Houses' orders (default 127.0.0.1:30001)
+  --listen HOST:PORT          address for the Brokerage Houses' orders (default 127.0.0.1:30001),
+                              or unix:PATH (a Unix-domain socket: cheaper on one host)
   --port-file FILE            write the bound port there once listening (for --listen ...:0)
-  --bh HOST:PORT              the Brokerage House to deliver to (default 127.0.0.1:30000)
+  --bh HOST:PORT              the Brokerage House to deliver to (default 127.0.0.1:30000), or
+                              unix:PATH
   --bh-port-file FILE         read the Brokerage House's port from FILE (its --port-file) before
                               each connection attempt; the port of --bh is then ignored
   --delivery-connections N    connections to the Brokerage House (default 4)

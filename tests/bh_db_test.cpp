@@ -1,7 +1,8 @@
-// The Brokerage House with its DB workers on a loaded database, driven over TCP: many clients
-// send generated requests in the mix's proportions and every one is answered as intended; a
-// database restart in the middle makes requests fail as db_error (counted, the server keeps
-// running), the workers reconnect, and service resumes.
+// The Brokerage House on a loaded database, driven over TCP, with server-side frames (the I/O
+// thread's own sessions, CallDispatcher) and with client-side frames (DB worker threads): many
+// clients send generated requests in the mix's proportions and every one is answered as
+// intended; a database restart in the middle makes requests fail as db_error (counted, the
+// server keeps running), the sessions reconnect, and service resumes.
 #include <atomic>
 #include <chrono>
 #include <thread>
@@ -10,6 +11,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "brokerage_house/call_dispatcher.h"
+#include "brokerage_house/frame_runner.h"
 #include "brokerage_house/server.h"
 #include "common/workload/inputs.h"
 #include "common/workload/mix.h"
@@ -59,7 +62,7 @@ const pr::ReplyStatus* StatusOf(const pr::Message& reply) {
       reply);
 }
 
-class BrokerageHouseOnADatabase : public ::testing::Test {
+class BrokerageHouseOnADatabase : public ::testing::TestWithParam<bh::FrameMode> {
  protected:
   static void SetUpTestSuite() {
     auto conninfo = testing::CreateDatabase("bh");
@@ -67,6 +70,8 @@ class BrokerageHouseOnADatabase : public ::testing::Test {
     conninfo_ = *conninfo;
     auto loaded = loader::Load(loader::LoadOptions{kSizing, conninfo_, 2, false, {}}, nullptr);
     ASSERT_TRUE(loaded.ok()) << loaded.status().message();
+    Status installed = bh::InstallFrameFunctions(conninfo_);
+    ASSERT_TRUE(installed.ok()) << installed.message();
   }
 
   void SetUp() override {
@@ -76,8 +81,15 @@ class BrokerageHouseOnADatabase : public ::testing::Test {
     options.summary_seconds = 0;
     options.identity = {"test bh", kSizing.customers, static_cast<int32_t>(kSizing.scale_factor),
                         static_cast<int32_t>(kSizing.initial_trade_days)};
-    server_ =
-        std::make_unique<bh::Server>(options, [] { return bh::MakeDatabaseHandler(conninfo_, 5); });
+    // Server-side frames run on the I/O thread's own sessions; client-side ones on workers.
+    if (GetParam() == bh::FrameMode::kServer) {
+      server_ = std::make_unique<bh::Server>(options, bh::MakeCallDispatcher(conninfo_, {}));
+    } else {
+      bh::FrameOptions frames;
+      frames.mode = bh::FrameMode::kClient;
+      server_ = std::make_unique<bh::Server>(
+          options, [frames] { return bh::MakeDatabaseHandler(conninfo_, frames); });
+    }
     thread_ = std::thread([this] { status_ = server_->Run(); });
     for (int i = 0; i < 500 && server_->port() == 0; ++i) {
       std::this_thread::sleep_for(std::chrono::milliseconds(10));
@@ -104,7 +116,7 @@ class BrokerageHouseOnADatabase : public ::testing::Test {
   Status status_;
 };
 
-TEST_F(BrokerageHouseOnADatabase, ManyClientsRunTheMixAndEveryRequestIsAnsweredAsIntended) {
+TEST_P(BrokerageHouseOnADatabase, ManyClientsRunTheMixAndEveryRequestIsAnsweredAsIntended) {
   constexpr int kClients = 16, kRequests = 60;
   std::atomic<int> answered{0}, intended{0}, short_trade_status{0};
   std::mutex mutex;
@@ -152,7 +164,7 @@ TEST_F(BrokerageHouseOnADatabase, ManyClientsRunTheMixAndEveryRequestIsAnsweredA
 }
 
 // Reference: DESIGN.md, Brokerage House: a broken connection makes the worker reconnect.
-TEST_F(BrokerageHouseOnADatabase, SurvivesADatabaseRestartAndResumes) {
+TEST_P(BrokerageHouseOnADatabase, SurvivesADatabaseRestartAndResumes) {
   // The test cluster's directory is the parent of its socket directory (host=DIR/run).
   std::string conninfo = testing::ClusterConninfo();
   auto host = conninfo.find("host=");
@@ -195,6 +207,12 @@ TEST_F(BrokerageHouseOnADatabase, SurvivesADatabaseRestartAndResumes) {
   auto& counted = server_->stats().of(pr::MessageType::kTradeStatusInput);
   EXPECT_GE(counted.outcomes[static_cast<int>(pr::Outcome::kDbError)].load(), 8u);
 }
+
+INSTANTIATE_TEST_SUITE_P(Frames, BrokerageHouseOnADatabase,
+                         ::testing::Values(bh::FrameMode::kServer, bh::FrameMode::kClient),
+                         [](const auto& info) {
+                           return std::string(bh::FrameModeName(info.param));
+                         });
 
 }  // namespace
 }  // namespace bb

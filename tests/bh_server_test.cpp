@@ -5,6 +5,8 @@
 // answers what was queued.
 #include <atomic>
 #include <chrono>
+#include <filesystem>
+#include <fstream>
 #include <random>
 #include <thread>
 
@@ -372,6 +374,52 @@ TEST(BrokerageHouse, SlowRequestsArrivingTogetherRunInParallel) {
   EXPECT_EQ(most.load(), 2);
 }
 
+// A handler that says it took 3 round trips and 5 statements of database work per request.
+class CountingHandler : public bh::Handler {
+ public:
+  void Handle(const pr::Message&, bh::HandlerResult& out) override {
+    out.to_market.clear();
+    out.reply.emplace<pr::TradeStatusOutput>();
+    out.db_round_trips = 3;
+    out.db_statements = 5;
+  }
+};
+
+TEST(BrokerageHouse, WritesItsTotalsPerTypeToTheStatsFileWhenStopped) {
+  const std::string path =
+      (std::filesystem::temp_directory_path() / fmt::format("bb-bh-stats-{}.csv", ::getpid()))
+          .string();
+  bh::ServerOptions options;
+  options.stats_file = path;
+  RunningServer server(options, [] {
+    return Result<std::unique_ptr<bh::Handler>>(std::make_unique<CountingHandler>());
+  });
+  auto c = server.Client();
+  for (int i = 0; i < 7; ++i)
+    ASSERT_TRUE(Holds<pr::TradeStatusOutput>(c->Call(pr::TradeStatusInput{})));
+  c.reset();
+  server.StopAndJoin();
+  EXPECT_TRUE(server.status().ok()) << server.status().message();
+  std::ifstream in(path);
+  std::string head, row, rest;
+  std::getline(in, head);
+  std::getline(in, row);
+  EXPECT_FALSE(std::getline(in, rest)) << "one type only, got also: " << rest;
+  EXPECT_EQ(head,
+            "type,requests,ok,rollback,warning,invalid,retry_exhausted,db_error,net_error,timeout,"
+            "retries,server_us,db_round_trips,db_statements");
+  EXPECT_THAT(row, ::testing::StartsWith("TS,7,7,0,0,0,0,0,0,0,0,"));
+  EXPECT_THAT(row, ::testing::EndsWith(",21,35"));
+  std::filesystem::remove(path);
+  // An unwritable file fails the stop, naming the option and the file.
+  bh::ServerOptions bad;
+  bad.stats_file = "/nonexistent-dir/stats.csv";
+  RunningServer failing(bad);
+  failing.StopAndJoin();
+  EXPECT_THAT(failing.status().message(),
+              HasSubstr("--stats-file /nonexistent-dir/stats.csv: No such file"));
+}
+
 TEST(BrokerageHouse, AnUnreachableMarketDoesNotSlowCustomerTransactions) {
   bh::ServerOptions options;
   options.market = HostPort{"127.0.0.1", 1};  // nothing listens there
@@ -390,6 +438,38 @@ TEST(BrokerageHouse, AnUnreachableMarketDoesNotSlowCustomerTransactions) {
   }
   EXPECT_EQ(server.stats().market_failed.load(), 200u);
   EXPECT_EQ(server.stats().market_sent.load(), 0u);
+}
+
+// On one host the programs talk over a Unix-domain socket (the controller's default there).
+TEST(BrokerageHouse, ServesOverAUnixDomainSocket) {
+  const std::string path =
+      (std::filesystem::temp_directory_path() / fmt::format("bb-bh-{}.sock", ::getpid())).string();
+  bh::ServerOptions options;
+  options.listen = HostPort::Unix(path);
+  options.identity = {"test bh", kCustomers, kScaleFactor, kDays};
+  options.summary_seconds = 0;
+  options.workers = 2;
+  bh::Server server(options,
+                    [] { return Result<std::unique_ptr<bh::Handler>>(bh::MakeCannedHandler()); });
+  Status status;
+  std::thread thread([&] { status = server.Run(); });
+  for (int i = 0; i < 500 && !server.listening(); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  ASSERT_TRUE(server.listening()) << status.message();
+  EXPECT_EQ(server.port(), 0);
+  {
+    BhClient c;
+    ASSERT_TRUE(c.Connect(HostPort::Unix(path)).ok());
+    ASSERT_TRUE(c.Hello(kCustomers, kScaleFactor, kDays).ok());
+    for (int i = 0; i < 100; ++i) {
+      EXPECT_TRUE(Holds<pr::TradeStatusOutput>(c.Call(pr::TradeStatusInput{})));
+    }
+  }
+  server.Stop();
+  thread.join();
+  EXPECT_TRUE(status.ok()) << status.message();
+  std::filesystem::remove(path);
 }
 
 TEST(BrokerageHouse, ABusyAddressIsAClearError) {

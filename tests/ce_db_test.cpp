@@ -11,6 +11,8 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include "brokerage_house/call_dispatcher.h"
+#include "brokerage_house/frame_runner.h"
 #include "customer_emulator/emulator.h"
 #include "loader/loader.h"
 #include "tests/ce_test_support.h"
@@ -28,9 +30,10 @@ TEST(CustomerEmulatorOnADatabase, EveryTransactionEndsAsIntended) {
   ASSERT_TRUE(conninfo.ok()) << conninfo.status().message();
   auto loaded = loader::Load(loader::LoadOptions{kSizing, *conninfo, 2, false, {}}, nullptr);
   ASSERT_TRUE(loaded.ok()) << loaded.status().message();
+  Status installed = bh::InstallFrameFunctions(*conninfo);
+  ASSERT_TRUE(installed.ok()) << installed.message();
 
-  cetest::RunningBh bh(
-      kSizing, [c = *conninfo] { return bh::MakeDatabaseHandler(c, 5); }, 4);
+  cetest::RunningBh bh(kSizing, bh::MakeCallDispatcher(*conninfo, {}), 4);
   ASSERT_NE(bh.port(), 0) << bh.status().message();
   const std::string path =
       (std::filesystem::temp_directory_path() / fmt::format("bb-ce-db-{}.csv", ::getpid()))

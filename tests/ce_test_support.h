@@ -32,19 +32,14 @@ class RunningBh {
     return [] { return Result<std::unique_ptr<bh::Handler>>(bh::MakeCannedHandler()); };
   }
 
-  RunningBh(const workload::Sizing& sizing, bh::HandlerFactory factory, int workers = 2) {
-    bh::ServerOptions options;
-    options.listen = {"127.0.0.1", 0};
-    options.workers = workers;
-    options.summary_seconds = 0;
-    options.identity = {"test bh", sizing.customers, static_cast<int32_t>(sizing.scale_factor),
-                        static_cast<int32_t>(sizing.initial_trade_days)};
-    server_ = std::make_unique<bh::Server>(options, std::move(factory));
-    thread_ = std::thread([this] { status_ = server_->Run(); });
-    for (int i = 0; i < 1000 && server_->port() == 0; ++i) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    }
-  }
+  RunningBh(const workload::Sizing& sizing, bh::HandlerFactory factory, int workers = 2)
+      : RunningBh(sizing, workers, [&](const bh::ServerOptions& o) {
+          return std::make_unique<bh::Server>(o, std::move(factory));
+        }) {}
+  RunningBh(const workload::Sizing& sizing, bh::SinkFactory factory, int workers = 2)
+      : RunningBh(sizing, workers, [&](const bh::ServerOptions& o) {
+          return std::make_unique<bh::Server>(o, std::move(factory));
+        }) {}
   ~RunningBh() { StopAndJoin(); }
   void StopAndJoin() {
     if (!thread_.joinable()) return;
@@ -55,6 +50,21 @@ class RunningBh {
   const Status& status() const { return status_; }
 
  private:
+  template <typename Make>
+  RunningBh(const workload::Sizing& sizing, int workers, Make make) {
+    bh::ServerOptions options;
+    options.listen = {"127.0.0.1", 0};
+    options.workers = workers;
+    options.summary_seconds = 0;
+    options.identity = {"test bh", sizing.customers, static_cast<int32_t>(sizing.scale_factor),
+                        static_cast<int32_t>(sizing.initial_trade_days)};
+    server_ = make(options);
+    thread_ = std::thread([this] { status_ = server_->Run(); });
+    for (int i = 0; i < 1000 && server_->port() == 0; ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+  }
+
   std::unique_ptr<bh::Server> server_;
   std::thread thread_;
   Status status_;

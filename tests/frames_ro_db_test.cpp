@@ -117,7 +117,7 @@ std::set<int64_t> ChangedRows(const std::map<int64_t, std::pair<std::string, std
   return changed;
 }
 
-class FramesReadOnly : public ::testing::Test {
+class FramesReadOnly : public ::testing::TestWithParam<bh::FrameMode> {
  protected:
   static void SetUpTestSuite() {
     auto conninfo = testing::CreateDatabase("frames_ro");
@@ -125,7 +125,15 @@ class FramesReadOnly : public ::testing::Test {
     loader::LoadOptions options{kSizing, *conninfo, 2, false, {}};
     auto phases = loader::Load(options, nullptr);
     ASSERT_TRUE(phases.ok()) << phases.status().message();
-    auto session = db::Session::Open(*conninfo, bh::FrameRunner::Statements());
+    Status installed = bh::InstallFrameFunctions(*conninfo);
+    ASSERT_TRUE(installed.ok()) << installed.message();
+    // One session for both modes: each test runs once with each (FramesReadOnly/server, /client).
+    std::vector<db::PreparedStatement> statements;
+    for (auto mode : {bh::FrameMode::kServer, bh::FrameMode::kClient}) {
+      auto some = bh::FrameRunner::Statements(mode);
+      statements.insert(statements.end(), some.begin(), some.end());
+    }
+    auto session = db::Session::Open(*conninfo, statements);
     ASSERT_TRUE(session.ok()) << session.status().message();
     session_ = std::move(session).value();
     auto conn = db::Connection::Open(*conninfo);
@@ -189,7 +197,11 @@ class FramesReadOnly : public ::testing::Test {
     ASSERT_TRUE(s.ok()) << s.message() << "\n" << sql;
   }
 
-  bh::FrameRunner Runner() { return bh::FrameRunner(*session_, bh::FrameOptions{}); }
+  bh::FrameRunner Runner() {
+    bh::FrameOptions options;
+    options.mode = GetParam();
+    return bh::FrameRunner(*session_, options);
+  }
 
   // Customers whose every account has at least `min_trades` trades.
   static std::vector<int64_t> CustomersWithTrades(std::size_t min_trades) {
@@ -316,7 +328,7 @@ class FramesReadOnly : public ::testing::Test {
 
 // ---- Broker-Volume ---------------------------------------------------------------------------
 
-TEST_F(FramesReadOnly, BrokerVolumeSumsPendingRequestsPerBrokerOfTheSector) {
+TEST_P(FramesReadOnly, BrokerVolumeSumsPendingRequestsPerBrokerOfTheSector) {
   // TRADE_REQUEST is empty after a load; queue some limit orders as Trade-Order would.
   Execute(
       "INSERT INTO trade_request SELECT t_id, 'TLB', t_s_symb, t_qty, t_bid_price, ca_b_id "
@@ -372,7 +384,7 @@ TEST_F(FramesReadOnly, BrokerVolumeSumsPendingRequestsPerBrokerOfTheSector) {
 
 // ---- Customer-Position -----------------------------------------------------------------------
 
-TEST_F(FramesReadOnly, CustomerPositionMatchesTheDatabase) {
+TEST_P(FramesReadOnly, CustomerPositionMatchesTheDatabase) {
   auto customers = CustomersWithTrades(5);
   ASSERT_GT(customers.size(), 900u);
   auto runner = Runner();
@@ -465,7 +477,7 @@ TEST_F(FramesReadOnly, CustomerPositionMatchesTheDatabase) {
   }
 }
 
-TEST_F(FramesReadOnly, CustomerPositionRejectsUnknownCustomersAndShortHistories) {
+TEST_P(FramesReadOnly, CustomerPositionRejectsUnknownCustomersAndShortHistories) {
   auto runner = Runner();
   protocol::CustomerPositionInput unknown_id;
   unknown_id.cust_id = workload::CustomerIdFromOrdinal(kSizing.customers + 1);
@@ -505,7 +517,7 @@ TEST_F(FramesReadOnly, CustomerPositionRejectsUnknownCustomersAndShortHistories)
 }
 
 // Our decision on §7 quirk 2: an account without holdings is listed, with assets 0.
-TEST_F(FramesReadOnly, CustomerPositionListsAnAccountWithoutHoldings) {
+TEST_P(FramesReadOnly, CustomerPositionListsAnAccountWithoutHoldings) {
   int64_t c_id = 0;
   for (const auto& [c, accounts] : accounts_of_) {
     if (accounts.size() < 10) {
@@ -549,7 +561,7 @@ double ExpectedPctChange(const std::vector<std::vector<std::string>>& rows) {
   return 100.0 * (static_cast<long double>(new_cap) / static_cast<long double>(old_cap) - 1);
 }
 
-TEST_F(FramesReadOnly, MarketWatchMatchesTheCapitalisationChange) {
+TEST_P(FramesReadOnly, MarketWatchMatchesTheCapitalisationChange) {
   auto runner = Runner();
   std::mt19937_64 rng(21);
   auto caps = [&](const std::string& symbols_sql, protocol::EpochDays date) {
@@ -613,7 +625,7 @@ TEST_F(FramesReadOnly, MarketWatchMatchesTheCapitalisationChange) {
   EXPECT_GE(nonzero, 8);
 }
 
-TEST_F(FramesReadOnly, MarketWatchRejectsAnEmptySelection) {
+TEST_P(FramesReadOnly, MarketWatchRejectsAnEmptySelection) {
   protocol::MarketWatchInput in;
   in.start_date = workload::DailyMarketBaseDate().days + 7;
   auto out = Runner().Run(in);
@@ -623,7 +635,7 @@ TEST_F(FramesReadOnly, MarketWatchRejectsAnEmptySelection) {
 
 // ---- Security-Detail -------------------------------------------------------------------------
 
-TEST_F(FramesReadOnly, SecurityDetailMatchesTheDatabase) {
+TEST_P(FramesReadOnly, SecurityDetailMatchesTheDatabase) {
   const workload::Market market(kSizing);
   auto runner = Runner();
   std::mt19937_64 rng(31);
@@ -727,7 +739,7 @@ TEST_F(FramesReadOnly, SecurityDetailMatchesTheDatabase) {
   }
 }
 
-TEST_F(FramesReadOnly, SecurityDetailRejectsShortDaysFinancialsAndNews) {
+TEST_P(FramesReadOnly, SecurityDetailRejectsShortDaysFinancialsAndNews) {
   const workload::Market market(kSizing);
   const std::string symbol = market.Symbol(7);
   const std::string co_id =
@@ -778,7 +790,7 @@ std::vector<int64_t> RandomTradeIds(std::mt19937_64& rng, std::size_t count) {
   return ids;
 }
 
-TEST_F(FramesReadOnly, TradeLookupFrame1ReturnsEveryListedTrade) {
+TEST_P(FramesReadOnly, TradeLookupFrame1ReturnsEveryListedTrade) {
   std::mt19937_64 rng(41);
   protocol::TradeLookupInput in;
   in.frame = 1;
@@ -802,7 +814,7 @@ TEST_F(FramesReadOnly, TradeLookupFrame1ReturnsEveryListedTrade) {
   EXPECT_EQ(out.status.outcome, Outcome::kInvalid);
 }
 
-TEST_F(FramesReadOnly, TradeLookupFrame2ReturnsTheAccountsFirstTradesOfTheWindow) {
+TEST_P(FramesReadOnly, TradeLookupFrame2ReturnsTheAccountsFirstTradesOfTheWindow) {
   auto runner = Runner();
   auto accounts = AccountsWithTrades(30, 1000);
   ASSERT_FALSE(accounts.empty());
@@ -859,7 +871,7 @@ TEST_F(FramesReadOnly, TradeLookupFrame2ReturnsTheAccountsFirstTradesOfTheWindow
   EXPECT_TRUE(out.trades.empty());
 }
 
-TEST_F(FramesReadOnly, TradeLookupFrame3ReturnsTheSymbolsFirstTradesOfTheWindow) {
+TEST_P(FramesReadOnly, TradeLookupFrame3ReturnsTheSymbolsFirstTradesOfTheWindow) {
   auto runner = Runner();
   const auto end = workload::EndOfInitialTradesForInputs(kSizing).micros;
   int checked = 0;
@@ -901,7 +913,7 @@ TEST_F(FramesReadOnly, TradeLookupFrame3ReturnsTheSymbolsFirstTradesOfTheWindow)
   EXPECT_EQ(out.status.outcome, Outcome::kWarning);
 }
 
-TEST_F(FramesReadOnly, TradeLookupFrame4ReturnsTheHoldingHistoryOfTheFirstTrade) {
+TEST_P(FramesReadOnly, TradeLookupFrame4ReturnsTheHoldingHistoryOfTheFirstTrade) {
   auto runner = Runner();
   auto accounts = AccountsWithTrades(10, 1000);
   std::mt19937_64 rng(43);
@@ -956,7 +968,7 @@ TEST_F(FramesReadOnly, TradeLookupFrame4ReturnsTheHoldingHistoryOfTheFirstTrade)
 
 // ---- Trade-Status ----------------------------------------------------------------------------
 
-TEST_F(FramesReadOnly, TradeStatusReturnsTheFiftyMostRecentTrades) {
+TEST_P(FramesReadOnly, TradeStatusReturnsTheFiftyMostRecentTrades) {
   auto runner = Runner();
   auto accounts = AccountsWithTrades(51, 100000);
   ASSERT_GE(accounts.size(), 5u);
@@ -997,7 +1009,7 @@ TEST_F(FramesReadOnly, TradeStatusReturnsTheFiftyMostRecentTrades) {
 
 // ---- Trade-Update ----------------------------------------------------------------------------
 
-TEST_F(FramesReadOnly, TradeUpdateFrame1TogglesExecutorNamesAndNothingElse) {
+TEST_P(FramesReadOnly, TradeUpdateFrame1TogglesExecutorNamesAndNothingElse) {
   std::mt19937_64 rng(51);
   protocol::TradeUpdateInput in;
   in.frame = 1;
@@ -1052,7 +1064,7 @@ TEST_F(FramesReadOnly, TradeUpdateFrame1TogglesExecutorNamesAndNothingElse) {
   EXPECT_TRUE(ChangedRows(before.trade, TakeSnapshot().trade, "trade").empty());
 }
 
-TEST_F(FramesReadOnly, TradeUpdateFrame2TogglesSettlementCashTypesAndNothingElse) {
+TEST_P(FramesReadOnly, TradeUpdateFrame2TogglesSettlementCashTypesAndNothingElse) {
   // An account with a margin trade among its first 20, so both toggles are exercised.
   int64_t acct = 0;
   for (const auto& [a, list] : by_account_) {
@@ -1107,7 +1119,7 @@ TEST_F(FramesReadOnly, TradeUpdateFrame2TogglesSettlementCashTypesAndNothingElse
   EXPECT_EQ(out.status.outcome, Outcome::kWarning);
 }
 
-TEST_F(FramesReadOnly, TradeUpdateFrame3TogglesCashTransactionNamesAndNothingElse) {
+TEST_P(FramesReadOnly, TradeUpdateFrame3TogglesCashTransactionNamesAndNothingElse) {
   // A symbol with margin trades among the first 20 of the window: they are found, not updated.
   std::string symbol;
   std::size_t first = 0;
@@ -1171,7 +1183,7 @@ TEST_F(FramesReadOnly, TradeUpdateFrame3TogglesCashTransactionNamesAndNothingEls
   EXPECT_EQ(out.status.outcome, Outcome::kWarning);
 }
 
-TEST_F(FramesReadOnly, OutOfRangeFramesAreRefused) {
+TEST_P(FramesReadOnly, OutOfRangeFramesAreRefused) {
   auto runner = Runner();
   protocol::TradeLookupInput tl;
   tl.frame = 5;
@@ -1187,7 +1199,7 @@ TEST_F(FramesReadOnly, OutOfRangeFramesAreRefused) {
 
 // ---- Every transaction, many times -----------------------------------------------------------
 
-TEST_F(FramesReadOnly, EveryTransactionRunsAHundredTimesWithoutANonOkOutcome) {
+TEST_P(FramesReadOnly, EveryTransactionRunsAHundredTimesWithoutANonOkOutcome) {
   auto runner = Runner();
   std::mt19937_64 rng(61);
   const workload::Market market(kSizing);
@@ -1310,6 +1322,12 @@ TEST_F(FramesReadOnly, EveryTransactionRunsAHundredTimesWithoutANonOkOutcome) {
     EXPECT_GE(runs[txn], 100) << txn;
   }
 }
+
+INSTANTIATE_TEST_SUITE_P(Frames, FramesReadOnly,
+                         ::testing::Values(bh::FrameMode::kServer, bh::FrameMode::kClient),
+                         [](const auto& info) {
+                           return std::string(bh::FrameModeName(info.param));
+                         });
 
 }  // namespace
 }  // namespace bb

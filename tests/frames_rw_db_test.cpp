@@ -43,7 +43,7 @@ struct Owner {
   std::string tax_id;
 };
 
-class FramesRw : public ::testing::Test {
+class FramesRw : public ::testing::TestWithParam<bh::FrameMode> {
  protected:
   static void SetUpTestSuite() {
     auto conninfo = testing::CreateDatabase("frames_rw");
@@ -52,6 +52,8 @@ class FramesRw : public ::testing::Test {
     loader::LoadOptions options{kSizing, conninfo_, 2, false, {}};
     auto phases = loader::Load(options, nullptr);
     ASSERT_TRUE(phases.ok()) << phases.status().message();
+    Status installed = bh::InstallFrameFunctions(conninfo_);
+    ASSERT_TRUE(installed.ok()) << installed.message();
   }
 
   void SetUp() override {
@@ -61,11 +63,17 @@ class FramesRw : public ::testing::Test {
     conn_ = std::move(conn).value();
     session_ = OpenSession();
     ASSERT_NE(session_, nullptr);
-    runner_ = std::make_unique<bh::FrameRunner>(*session_, bh::FrameOptions{});
+    runner_ = std::make_unique<bh::FrameRunner>(*session_, Options());
+  }
+
+  static bh::FrameOptions Options() {
+    bh::FrameOptions options;
+    options.mode = GetParam();
+    return options;
   }
 
   static std::unique_ptr<db::Session> OpenSession() {
-    auto session = db::Session::Open(conninfo_, bh::FrameRunner::Statements());
+    auto session = db::Session::Open(conninfo_, bh::FrameRunner::Statements(GetParam()));
     EXPECT_TRUE(session.ok()) << session.status().message();
     return session.ok() ? std::move(session).value() : nullptr;
   }
@@ -174,7 +182,7 @@ class FramesRw : public ::testing::Test {
 // Reference §4.7 and §4.8: a market buy is submitted with its history and one request for the
 // market; its Trade-Result completes it with a settlement, a cash transaction, a new lot and
 // holding summary, the broker's totals and the account's balance.
-TEST_F(FramesRw, MarketBuyIsSubmittedThenCompletedByTradeResult) {
+TEST_P(FramesRw, MarketBuyIsSubmittedThenCompletedByTradeResult) {
   const int64_t acct = Int("SELECT min(ca_id) FROM customer_account WHERE ca_tax_st = 1");
   const std::string symbol = FreshSymbol(acct);
   ASSERT_FALSE(symbol.empty());
@@ -254,7 +262,7 @@ TEST_F(FramesRw, MarketBuyIsSubmittedThenCompletedByTradeResult) {
 // Reference §4.8 frame 2 and §4.7 frame 3: a sell larger than the long position closes every
 // lot, opens a short lot for the rest, and on a taxable account (status 1) pays and withholds
 // the tax on the gain; Trade-Order's estimate saw the same lots.
-TEST_F(FramesRw, SellBeyondThePositionClosesEveryLotAndPaysTax) {
+TEST_P(FramesRw, SellBeyondThePositionClosesEveryLotAndPaysTax) {
   db::Rows pick = Query(
       "SELECT hs_ca_id, hs_s_symb, hs_qty FROM holding_summary JOIN customer_account ON ca_id = "
       "hs_ca_id WHERE ca_tax_st = 1 AND hs_qty BETWEEN 200 AND 700 AND (SELECT count(*) FROM "
@@ -311,7 +319,7 @@ TEST_F(FramesRw, SellBeyondThePositionClosesEveryLotAndPaysTax) {
 
 // Reference §4.8 frame 2: a sell smaller than the newest lot reduces that lot under LIFO and
 // the oldest under FIFO; the others stay as they were.
-TEST_F(FramesRw, PartialSellReducesTheNewestLotUnderLifoAndTheOldestUnderFifo) {
+TEST_P(FramesRw, PartialSellReducesTheNewestLotUnderLifoAndTheOldestUnderFifo) {
   for (bool lifo : {true, false}) {
     SCOPED_TRACE(lifo ? "LIFO" : "FIFO");
     const char* order_by = lifo ? "h_dts DESC, h_t_id DESC" : "h_dts, h_t_id";
@@ -356,7 +364,7 @@ TEST_F(FramesRw, PartialSellReducesTheNewestLotUnderLifoAndTheOldestUnderFifo) {
 // Reference §4.7 frame 4 and §4.3: limit orders wait as PNDG with a TRADE_REQUEST; a feed
 // whose price crosses a limit submits exactly the orders it triggers (limit-buy and
 // stop-loss at or below their limit, limit-sell at or above), and each goes back to market.
-TEST_F(FramesRw, LimitOrdersPendUntilAMarketFeedTriggersThem) {
+TEST_P(FramesRw, LimitOrdersPendUntilAMarketFeedTriggersThem) {
   const int64_t acct = Int("SELECT ca_id FROM customer_account ORDER BY ca_id OFFSET 7 LIMIT 1");
   const std::string symbol = FreshSymbol(acct);
   ASSERT_FALSE(symbol.empty());
@@ -419,8 +427,32 @@ TEST_F(FramesRw, LimitOrdersPendUntilAMarketFeedTriggersThem) {
   EXPECT_EQ(Int(fmt::format("SELECT count(*) FROM settlement WHERE se_t_id = {}", buy)), 1);
 }
 
+// Reference §4.3: every entry updates LAST_TRADE in turn, so each adds its volume and the last
+// entry of a symbol in the feed sets its price, whatever the order of the symbols.
+TEST_P(FramesRw, MarketFeedAppliesEveryEntryAndTheLastPriceOfASymbolWins) {
+  db::Rows pick = Query(
+      "SELECT lt_s_symb, lt_vol FROM last_trade WHERE lt_s_symb NOT IN (SELECT tr_s_symb FROM "
+      "trade_request) ORDER BY md5(lt_s_symb) DESC LIMIT 2");
+  ASSERT_EQ(pick.values.size(), 2u);
+  const std::string a = std::min(*pick.values[0][0], *pick.values[1][0]);
+  const std::string b = std::max(*pick.values[0][0], *pick.values[1][0]);
+  const std::string lt_sql = "SELECT lt_price || ' ' || lt_vol FROM last_trade WHERE lt_s_symb = ";
+  const int64_t a_vol = Int(fmt::format("SELECT lt_vol FROM last_trade WHERE lt_s_symb = '{}'", a));
+  const int64_t b_vol = Int(fmt::format("SELECT lt_vol FROM last_trade WHERE lt_s_symb = '{}'", b));
+
+  std::vector<MarketTradeRequest> sent;
+  protocol::MarketFeedOutput out =
+      runner_->Run(Feed({{b, 2600, 100}, {a, 2500, 100}, {b, 2700, 200}, {a, 2400, 300}}), sent);
+  ASSERT_EQ(out.status.outcome, Outcome::kOk) << out.status.detail;
+  EXPECT_EQ(out.num_updated, 4);
+  EXPECT_EQ(out.send_len, 0);
+  EXPECT_TRUE(sent.empty());
+  EXPECT_EQ(Text(fmt::format("{}'{}'", lt_sql, a)), fmt::format("24.00 {}", a_vol + 400));
+  EXPECT_EQ(Text(fmt::format("{}'{}'", lt_sql, b)), fmt::format("27.00 {}", b_vol + 300));
+}
+
 // Reference §6.2 (atomicity): an order rolled back on purpose leaves no rows and sends nothing.
-TEST_F(FramesRw, RollItBackLeavesNoRows) {
+TEST_P(FramesRw, RollItBackLeavesNoRows) {
   const int64_t acct = Int("SELECT ca_id FROM customer_account ORDER BY ca_id OFFSET 3 LIMIT 1");
   const std::string symbol = FreshSymbol(acct);
   for (const char* type : {"TMB", "TLB"}) {
@@ -442,7 +474,7 @@ TEST_F(FramesRw, RollItBackLeavesNoRows) {
 
 // Reference §4.7 harness: unknown account -711, unauthorized executor -721; an authorized
 // third party and a security named by company and issue are accepted.
-TEST_F(FramesRw, TradeOrderChecksTheAccountAndTheExecutor) {
+TEST_P(FramesRw, TradeOrderChecksTheAccountAndTheExecutor) {
   const int64_t acct = Int("SELECT min(ca_id) FROM customer_account");
   const std::string symbol = FreshSymbol(acct);
   std::vector<MarketTradeRequest> sent;
@@ -460,6 +492,17 @@ TEST_F(FramesRw, TradeOrderChecksTheAccountAndTheExecutor) {
   EXPECT_EQ(out.status.spec_status, -721);
   EXPECT_EQ(out.status.outcome, Outcome::kInvalid);
   EXPECT_TRUE(sent.empty());
+
+  // A security that does not exist has no commission rate: -732, rolled back, only the status.
+  const int64_t next_id = Int("SELECT last_value FROM seq_trade_id");
+  out = runner_->Run(Order(acct, "NOSUCH", "TMB", 100), sent);
+  EXPECT_EQ(out.status.spec_status, -732);
+  EXPECT_EQ(out.status.outcome, Outcome::kInvalid);
+  protocol::TradeOrderOutput only_status;
+  only_status.status = out.status;
+  EXPECT_EQ(out, only_status);
+  EXPECT_TRUE(sent.empty());
+  EXPECT_EQ(Int("SELECT last_value FROM seq_trade_id"), next_id);  // frame 4 never ran
 
   db::Rows third = Query(
       "SELECT ap_ca_id, ap_f_name, ap_l_name, ap_tax_id FROM account_permission JOIN "
@@ -492,7 +535,7 @@ TEST_F(FramesRw, TradeOrderChecksTheAccountAndTheExecutor) {
 
 // Reference §4.8 and §4.3 harnesses: an unknown trade is -811; a feed that updates fewer
 // symbols than it names is -311 and changes nothing.
-TEST_F(FramesRw, TradeResultAndMarketFeedRefuseWhatTheyCannotFind) {
+TEST_P(FramesRw, TradeResultAndMarketFeedRefuseWhatTheyCannotFind) {
   protocol::TradeResultOutput result = runner_->Run(protocol::TradeResultInput{42, 2500});
   EXPECT_EQ(result.status.spec_status, -811);
   EXPECT_EQ(result.status.outcome, Outcome::kInvalid);
@@ -506,12 +549,14 @@ TEST_F(FramesRw, TradeResultAndMarketFeedRefuseWhatTheyCannotFind) {
       runner_->Run(Feed({{symbol, 2345, 100}, {"NOSUCH", 2500, 100}}), sent);
   EXPECT_EQ(out.status.spec_status, -311);
   EXPECT_EQ(out.status.outcome, Outcome::kInvalid);
+  EXPECT_EQ(out.num_updated, 0);  // a rolled-back feed reports only its status
   EXPECT_EQ(out.send_len, 0);
+  EXPECT_TRUE(sent.empty());
   EXPECT_EQ(Text(lt_sql), before);
 }
 
 // Reference §4.11: each call changes the one table it names, as a toggle or a cycle.
-TEST_F(FramesRw, DataMaintenanceUpdatesEachTable) {
+TEST_P(FramesRw, DataMaintenanceUpdatesEachTable) {
   using protocol::MaintenanceTable;
   const int64_t c_id = Int("SELECT min(c_id) + 17 FROM customer");
   const int64_t co_id = Int("SELECT min(co_id) + 5 FROM company");
@@ -659,7 +704,7 @@ TEST_F(FramesRw, DataMaintenanceUpdatesEachTable) {
 
 // Reference §4.12: pending limit orders and submitted trades of the run-time range are
 // canceled with their history; completed trades stay as they are.
-TEST_F(FramesRw, TradeCleanupCancelsPendingAndSubmittedTrades) {
+TEST_P(FramesRw, TradeCleanupCancelsPendingAndSubmittedTrades) {
   const int64_t acct = Int("SELECT ca_id FROM customer_account ORDER BY ca_id OFFSET 11 LIMIT 1");
   const std::string symbol = FreshSymbol(acct);
   std::vector<MarketTradeRequest> sent;
@@ -689,7 +734,7 @@ TEST_F(FramesRw, TradeCleanupCancelsPendingAndSubmittedTrades) {
 // Reference §6.1 and §6.4 after a batch of market and limit orders, all filled: the audit's
 // conditions that concern completed trades, holdings and brokers still hold, and the run-time
 // ones (status ⇔ rows) too.
-TEST_F(FramesRw, AuditHoldsAfterABatchOfOrdersAndResults) {
+TEST_P(FramesRw, AuditHoldsAfterABatchOfOrdersAndResults) {
   db::Rows pairs = Query(
       "SELECT hs_ca_id, hs_s_symb FROM holding_summary WHERE hs_s_symb NOT IN (SELECT tr_s_symb "
       "FROM trade_request) ORDER BY md5(hs_ca_id || hs_s_symb) LIMIT 12");
@@ -782,7 +827,7 @@ TEST_F(FramesRw, AuditHoldsAfterABatchOfOrdersAndResults) {
 // summary changed under it by a concurrent transaction retries and then completes; two
 // sessions completing trades of one account and symbol at once both finish, and the holdings
 // add up.
-TEST_F(FramesRw, TradeResultsOnOneAccountRetryAndBothComplete) {
+TEST_P(FramesRw, TradeResultsOnOneAccountRetryAndBothComplete) {
   db::Rows pick = Query(
       "SELECT hs_ca_id, hs_s_symb, hs_qty FROM holding_summary WHERE hs_qty > 0 AND hs_s_symb "
       "NOT IN (SELECT tr_s_symb FROM trade_request) ORDER BY md5(hs_s_symb || hs_ca_id) "
@@ -829,7 +874,9 @@ TEST_F(FramesRw, TradeResultsOnOneAccountRetryAndBothComplete) {
   auto complete = [&](size_t first_index) {
     auto session = OpenSession();
     if (session == nullptr) return;
-    bh::FrameRunner runner(*session, bh::FrameOptions{.max_retries = 50});
+    bh::FrameOptions options = Options();
+    options.max_retries = 50;
+    bh::FrameRunner runner(*session, options);
     ++ready;
     while (ready.load() < 2) std::this_thread::yield();
     for (size_t i = first_index; i < ids.size(); i += 2) {
@@ -858,6 +905,14 @@ TEST_F(FramesRw, TradeResultsOnOneAccountRetryAndBothComplete) {
             9);
   RecordProperty("concurrent_retries", static_cast<int>(retries));
 }
+
+// Each test once with the server-side frames and once with the client-side ones, on the same
+// database (FramesRw/server, FramesRw/client).
+INSTANTIATE_TEST_SUITE_P(Frames, FramesRw,
+                         ::testing::Values(bh::FrameMode::kServer, bh::FrameMode::kClient),
+                         [](const auto& info) {
+                           return std::string(bh::FrameModeName(info.param));
+                         });
 
 }  // namespace
 }  // namespace bb

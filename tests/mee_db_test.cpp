@@ -12,6 +12,8 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include "brokerage_house/call_dispatcher.h"
+#include "brokerage_house/frame_runner.h"
 #include "brokerage_house/server.h"
 #include "common/db/connection.h"
 #include "common/util/asio.h"
@@ -55,6 +57,8 @@ TEST(MarketEmulatorOnADatabase, CompletesMarketOrdersAndTriggersLimitOrders) {
   ASSERT_TRUE(conninfo.ok()) << conninfo.status().message();
   auto loaded = loader::Load(loader::LoadOptions{kSizing, *conninfo, 2, false, {}}, nullptr);
   ASSERT_TRUE(loaded.ok()) << loaded.status().message();
+  Status installed = bh::InstallFrameFunctions(*conninfo);
+  ASSERT_TRUE(installed.ok()) << installed.message();
 
   const uint16_t bh_port = FreePort();
   const auto dir = std::filesystem::temp_directory_path() / fmt::format("mee-db-{}", ::getpid());
@@ -89,7 +93,7 @@ TEST(MarketEmulatorOnADatabase, CompletesMarketOrdersAndTriggersLimitOrders) {
   bo.identity = {"test bh", kSizing.customers, static_cast<int32_t>(kSizing.scale_factor),
                  static_cast<int32_t>(kSizing.initial_trade_days)};
   const std::string db = *conninfo;
-  bh::Server server(bo, [db] { return bh::MakeDatabaseHandler(db, 5); });
+  bh::Server server(bo, bh::MakeCallDispatcher(db, {}));
   Status bh_status;
   std::thread bh_thread([&] { bh_status = server.Run(); });
   for (int i = 0; i < 500 && server.port() == 0; ++i) {

@@ -3,10 +3,12 @@
 // serialization failures retried and counted, other SQL errors and lost connections reported
 // as such, and reconnection; the same for Call (one server-side function per transaction, one
 // round trip), and arrays in the server's own text form.
+#include <algorithm>
 #include <thread>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <poll.h>
 
 #include "common/db/connection.h"
 #include "common/db/session.h"
@@ -350,6 +352,53 @@ TEST_F(SessionTest, CallOnALostConnectionSaysSo) {
   ASSERT_TRUE(session->Reconnect().ok());
   o = session->Call(Isolation::kSerializable, 3, "call_put", params, Finish::kCommit, rows);
   EXPECT_EQ(o.end, TxnEnd::kCommitted) << o.message;
+}
+
+// Three non-blocking sessions driven by one poll loop, as the Brokerage House's event loop
+// drives them: calls in flight side by side, a retried one among them.
+TEST_F(SessionTest, CallsInStepsRunSideBySideOnOneThread) {
+  std::vector<std::unique_ptr<Session>> sessions;
+  for (int i = 0; i < 3; ++i) {
+    sessions.push_back(Open());
+    ASSERT_NE(sessions.back(), nullptr);
+    ASSERT_TRUE(sessions.back()->SetNonBlocking().ok());
+  }
+  sessions[0]->Run(Isolation::kReadCommitted, 0, [](Transaction& tx) {
+    tx.Exec("insert", {101, int64_t{0}});
+    return Finish::kCommit;
+  });
+  ASSERT_TRUE(
+      Connection::Open(conninfo_)
+          .value()
+          ->Execute("UPDATE kv SET v = 0 WHERE k = 100; SELECT setval('flaky_attempts', 1000)")
+          .ok());
+  const Param put_a[] = {70, int64_t{1}};
+  const Param put_b[] = {71, int64_t{2}};
+  const Param flaky[] = {int64_t{1001}};  // fails once (the sequence is at 1000)
+  sessions[0]->StartCall(Isolation::kSerializable, 0, "call_put", put_a, Finish::kCommit);
+  sessions[1]->StartCall(Isolation::kReadCommitted, 0, "call_put", put_b, Finish::kCommit);
+  sessions[2]->StartCall(Isolation::kRepeatableRead, 3, "call_flaky", flaky, Finish::kCommit);
+  std::vector<TxnOutcome> outcomes(3);
+  std::vector<QueryResult> rows(3);
+  std::vector<bool> done(3, false);
+  for (int round = 0; round < 1000 && std::count(done.begin(), done.end(), false) > 0; ++round) {
+    std::vector<pollfd> fds;
+    for (auto& s : sessions) {
+      fds.push_back({s->socket(), static_cast<short>(POLLIN | (s->WantsWrite() ? POLLOUT : 0)), 0});
+    }
+    ASSERT_GE(::poll(fds.data(), fds.size(), 5000), 1) << "no progress in 5 s";
+    for (std::size_t i = 0; i < sessions.size(); ++i) {
+      if (!done[i] && fds[i].revents != 0) done[i] = sessions[i]->Progress(outcomes[i], rows[i]);
+    }
+  }
+  ASSERT_THAT(done, ::testing::Each(true));
+  for (const auto& o : outcomes) EXPECT_EQ(o.end, TxnEnd::kCommitted) << o.message;
+  EXPECT_EQ(rows[0].Int(0, 0), 0);
+  EXPECT_EQ(outcomes[2].retries, 1);
+  EXPECT_EQ(rows[2].Int(0, 0), 1002);
+  EXPECT_EQ(ValueOf(*sessions[0], 70), 1);
+  EXPECT_EQ(ValueOf(*sessions[0], 71), 2);
+  EXPECT_EQ(ValueOf(*sessions[0], 100), 1);
 }
 
 TEST_F(SessionTest, ArraysReadAsTheServerWritesThem) {

@@ -26,7 +26,8 @@ TEST(GeneratedTransactions, EndAsIntendedAndKeepTheDatabaseConsistent) {
   ASSERT_TRUE(conninfo.ok()) << conninfo.status().message();
   auto loaded = loader::Load(loader::LoadOptions{sizing, *conninfo, 2, false, {}}, nullptr);
   ASSERT_TRUE(loaded.ok()) << loaded.status().message();
-  auto session = db::Session::Open(*conninfo, bh::FrameRunner::Statements());
+  ASSERT_TRUE(bh::InstallFrameFunctions(*conninfo).ok());
+  auto session = db::Session::Open(*conninfo, bh::FrameRunner::Statements(bh::FrameMode::kServer));
   ASSERT_TRUE(session.ok()) << session.status().message();
 
   const std::vector<TransactionType> types = {

@@ -1,6 +1,6 @@
 // Broker-Volume (reference §4.1, spec clause 3.3.1): the volume of pending limit orders
 // (TRADE_REQUEST) per broker of a list, for the securities of one sector. Read-only, one frame,
-// READ COMMITTED (§4.0, isolation level L1).
+// READ COMMITTED (§4.0, isolation level L1). Server-side: sql/broker_volume.sql.
 #include <string>
 #include <string_view>
 #include <vector>
@@ -48,11 +48,50 @@ std::string BrokerArrayLiteral(const std::vector<std::string>& names) {
   return literal;
 }
 
+// The server-side frame: one call of sql/broker_volume.sql's function. Its columns:
+enum CallColumn : int {
+  kStatus,
+  kBrokerNames,  // then the volumes, parallel to it
+};
+constexpr std::string_view kCall = "bv_call";
+constexpr db::PreparedStatement kServerStatements[] = {
+    {kCall, "SELECT * FROM bb_broker_volume($1, $2)"}};
+
 }  // namespace
 
-std::span<const db::PreparedStatement> frames::BrokerVolumeStatements() { return kStatements; }
+std::span<const db::PreparedStatement> frames::BrokerVolumeStatements(FrameMode mode) {
+  return ForMode(mode, kServerStatements, kStatements);
+}
+
+bool frames::Prepare(const protocol::BrokerVolumeInput& in, int64_t, ServerCall& call,
+                     protocol::BrokerVolumeOutput&) {
+  call.isolation = db::Isolation::kReadCommitted;
+  call.finish = db::Finish::kCommit;
+  call.statement = kCall;
+  call.params.assign({BrokerArrayLiteral(in.broker_list), in.sector_name});
+  return true;
+}
+
+protocol::BrokerVolumeOutput frames::Read(const protocol::BrokerVolumeInput&,
+                                          const db::TxnOutcome& outcome, const db::QueryResult& row,
+                                          std::vector<protocol::MarketTradeRequest>&) {
+  protocol::BrokerVolumeOutput out;
+  if (outcome.end == db::TxnEnd::kCommitted && row.size() == 1) {
+    auto [names, volumes] = frames::Lists<2>(row, kBrokerNames);
+    while (names.Next()) {
+      volumes.Next();
+      out.brokers.push_back({std::string(names.value()), volumes.Cents()});
+    }
+  }
+  out.status = MakeReplyStatus(outcome, frames::CallStatus(outcome, row));
+  return out;
+}
 
 protocol::BrokerVolumeOutput FrameRunner::Run(const protocol::BrokerVolumeInput& in) {
+  if (on_server()) {
+    std::vector<protocol::MarketTradeRequest> none;
+    return frames::RunServerCall(session_, options_.max_retries, Now(), in, none);
+  }
   protocol::BrokerVolumeOutput out;
   int32_t status = 0;
   const std::string brokers = BrokerArrayLiteral(in.broker_list);

@@ -2,6 +2,7 @@
 // asset value of up to 10 of the customer's accounts and, on request, the recent trade history
 // of one of them. Read-only, READ COMMITTED (§4.0, isolation level L1). Frame 1 always runs;
 // then frame 2 (get_history) or frame 3 (commit only), which are mutually exclusive.
+// Server-side: sql/customer_position.sql.
 #include <string>
 #include <string_view>
 
@@ -61,30 +62,86 @@ ORDER BY th_dts DESC, t.t_id DESC, th_st_id
 LIMIT 30)sql"},
 };
 
-void ReadCustomer(const db::QueryResult& row, protocol::CustomerPositionOutput& out) {
-  out.cust_id = row.Int(0, 0);
-  out.c_st_id = row.Text(0, 1);
-  out.l_name = row.Text(0, 2);
-  out.f_name = row.Text(0, 3);
-  out.m_name = row.Text(0, 4);
-  out.gender = row.Text(0, 5);
-  out.tier = static_cast<int32_t>(row.Int(0, 6));
-  out.dob = row.DateDays(0, 7);
-  out.ad_id = row.Int(0, 8);
+// The customer's columns, C_ID to C_EMAIL_2 as the frame 1 statements select them, from column
+// `first` of row 0 on.
+void ReadCustomer(const db::QueryResult& row, int first, protocol::CustomerPositionOutput& out) {
+  out.cust_id = row.Int(0, first);
+  out.c_st_id = row.Text(0, first + 1);
+  out.l_name = row.Text(0, first + 2);
+  out.f_name = row.Text(0, first + 3);
+  out.m_name = row.Text(0, first + 4);
+  out.gender = row.Text(0, first + 5);
+  out.tier = static_cast<int32_t>(row.Int(0, first + 6));
+  out.dob = row.DateDays(0, first + 7);
+  out.ad_id = row.Int(0, first + 8);
   for (int p = 0; p < 3; ++p) {
-    const int col = 9 + 4 * p;
+    const int col = first + 9 + 4 * p;
     out.phones[p] = {std::string(row.Text(0, col)), std::string(row.Text(0, col + 1)),
                      std::string(row.Text(0, col + 2)), std::string(row.Text(0, col + 3))};
   }
-  out.email_1 = row.Text(0, 21);
-  out.email_2 = row.Text(0, 22);
+  out.email_1 = row.Text(0, first + 21);
+  out.email_2 = row.Text(0, first + 22);
 }
+
+// The server-side frames: one call of sql/customer_position.sql's function. Its columns: the
+// status, then the customer's columns in the order of the frame 1 statements (so ReadCustomer
+// reads them, shifted by one), then the lists.
+enum CallColumn : int {
+  kStatus,
+  kCustId,                  // the first of the 23 customer columns; NULL for an unknown customer
+  kAcctIds = kCustId + 23,  // then cash_bals and asset_totals, parallel to it
+  kHistTradeIds = kAcctIds + 3,  // then the other history columns, as in PositionHistoryRow
+};
+constexpr std::string_view kCall = "cp_call";
+constexpr db::PreparedStatement kServerStatements[] = {
+    {kCall, "SELECT * FROM bb_customer_position($1, $2, $3, $4)"}};
 
 }  // namespace
 
-std::span<const db::PreparedStatement> frames::CustomerPositionStatements() { return kStatements; }
+std::span<const db::PreparedStatement> frames::CustomerPositionStatements(FrameMode mode) {
+  return ForMode(mode, kServerStatements, kStatements);
+}
+
+bool frames::Prepare(const protocol::CustomerPositionInput& in, int64_t, ServerCall& call,
+                     protocol::CustomerPositionOutput&) {
+  call.isolation = db::Isolation::kReadCommitted;
+  call.finish = db::Finish::kCommit;
+  call.statement = kCall;
+  call.params.assign({in.cust_id, in.tax_id, in.get_history, in.acct_id_idx});
+  return true;
+}
+
+protocol::CustomerPositionOutput frames::Read(const protocol::CustomerPositionInput&,
+                                              const db::TxnOutcome& outcome,
+                                              const db::QueryResult& row,
+                                              std::vector<protocol::MarketTradeRequest>&) {
+  protocol::CustomerPositionOutput out;
+  if (outcome.end == db::TxnEnd::kCommitted && row.size() == 1 && !row.IsNull(0, kCustId)) {
+    ReadCustomer(row, kCustId, out);
+    auto [ids, cash, assets] = frames::Lists<3>(row, kAcctIds);
+    while (ids.Next()) {
+      cash.Next();
+      assets.Next();
+      out.accounts.push_back({ids.Int(), cash.Cents(), assets.Cents()});
+    }
+    auto lists = frames::Lists<5>(row, kHistTradeIds);
+    auto& [trade_ids, symbols, qtys, statuses, dts] = lists;
+    while (trade_ids.Next()) {
+      for (std::size_t i = 1; i < lists.size(); ++i) lists[i].Next();
+      out.history.push_back({trade_ids.Int(), std::string(symbols.value()),
+                             static_cast<int32_t>(qtys.Int()), std::string(statuses.value()),
+                             dts.TimestampMicros()});
+    }
+  }
+  out.status = MakeReplyStatus(outcome, frames::CallStatus(outcome, row));
+  return out;
+}
 
 protocol::CustomerPositionOutput FrameRunner::Run(const protocol::CustomerPositionInput& in) {
+  if (on_server()) {
+    std::vector<protocol::MarketTradeRequest> none;
+    return frames::RunServerCall(session_, options_.max_retries, Now(), in, none);
+  }
   protocol::CustomerPositionOutput out;
   int32_t status = 0;
   const db::TxnOutcome outcome =
@@ -95,7 +152,7 @@ protocol::CustomerPositionOutput FrameRunner::Run(const protocol::CustomerPositi
         const db::QueryResult customer = in.cust_id != 0 ? tx.Exec(kCustomerById, {in.cust_id})
                                                          : tx.Exec(kCustomerByTaxId, {in.tax_id});
         if (!customer.empty()) {
-          ReadCustomer(customer, out);
+          ReadCustomer(customer, 0, out);
           const db::QueryResult accounts = tx.Exec(kAccounts, {out.cust_id});
           out.accounts.reserve(accounts.size());
           for (std::size_t i = 0; i < accounts.size(); ++i) {

@@ -2,10 +2,11 @@
 // a fixed rotation, and the frame changes it in a way that toggles or cycles, so that the
 // database stays within its generated domain however long a run lasts. Each change is one
 // statement. READ COMMITTED (L1, reference §4.0). The spec defines no status codes: a call
-// whose key finds no row changes nothing and succeeds.
+// whose key finds no row changes nothing and succeeds. Server-side: sql/data_maintenance.sql.
+#include <string_view>
+
 #include "brokerage_house/frame_runner.h"
 #include "brokerage_house/frames/statements.h"
-#include "common/util/clock.h"
 
 namespace bb::bh {
 
@@ -56,12 +57,13 @@ constexpr db::PreparedStatement kDailyMarket{
     "UPDATE daily_market SET dm_vol = dm_vol + $3 WHERE dm_s_symb = $1 AND "
     "extract(day FROM dm_date) = $2"};
 
-// EXCHANGE: every EX_DESC ends with " LAST UPDATED <now>", appended or refreshed.
+// EXCHANGE: every EX_DESC ends with " LAST UPDATED <now>", appended or refreshed. The time is
+// written to the microsecond, always in the same form, whoever formats it.
 constexpr db::PreparedStatement kExchange{
     "dm_exchange",
     "UPDATE exchange SET ex_desc = CASE WHEN strpos(ex_desc, ' LAST UPDATED ') > 0 THEN "
     "left(ex_desc, strpos(ex_desc, ' LAST UPDATED ') - 1) ELSE coalesce(ex_desc, '') END || "
-    "' LAST UPDATED ' || $1"};
+    "' LAST UPDATED ' || to_char($1::timestamp, 'YYYY-MM-DD HH24:MI:SS.US')"};
 
 // FINANCIAL: the company's quarter start dates move from the 1st of the month to the 2nd, or
 // back to the 1st if none is on the 1st.
@@ -105,12 +107,44 @@ constexpr db::PreparedStatement kStatements[] = {
     kCustomerTaxrate,   kDailyMarket,     kExchange,       kFinancial, kNewsItem,
     kSecurity,          kTaxrate,         kWatchItem};
 
+// The server-side frame: one call of sql/data_maintenance.sql's function, which takes the
+// spec's table_name. Its one column is the status.
+constexpr std::string_view kCall = "dm_call";
+constexpr db::PreparedStatement kServerStatements[] = {
+    {kCall, "SELECT * FROM bb_data_maintenance($1, $2, $3, $4, $5, $6, $7, $8, $9)"}};
+
 }  // namespace
 
-std::span<const db::PreparedStatement> frames::DataMaintenanceStatements() { return kStatements; }
+std::span<const db::PreparedStatement> frames::DataMaintenanceStatements(FrameMode mode) {
+  return ForMode(mode, kServerStatements, kStatements);
+}
+
+bool frames::Prepare(const protocol::DataMaintenanceInput& in, int64_t now, ServerCall& call,
+                     protocol::DataMaintenanceOutput&) {
+  call.isolation = db::Isolation::kReadCommitted;
+  call.finish = db::Finish::kCommit;
+  call.statement = kCall;
+  call.params.assign({protocol::MaintenanceTableName(in.table), in.acct_id, in.c_id, in.co_id,
+                      in.symbol, in.day_of_month, in.vol_incr, in.tx_id,
+                      db::Param::Timestamp(now)});
+  return true;
+}
+
+protocol::DataMaintenanceOutput frames::Read(const protocol::DataMaintenanceInput&,
+                                             const db::TxnOutcome& outcome,
+                                             const db::QueryResult& row,
+                                             std::vector<protocol::MarketTradeRequest>&) {
+  protocol::DataMaintenanceOutput out;
+  out.status = MakeReplyStatus(outcome, frames::CallStatus(outcome, row));
+  return out;
+}
 
 protocol::DataMaintenanceOutput FrameRunner::Run(const protocol::DataMaintenanceInput& in) {
   using protocol::MaintenanceTable;
+  if (on_server()) {
+    std::vector<protocol::MarketTradeRequest> none;
+    return frames::RunServerCall(session_, options_.max_retries, Now(), in, none);
+  }
   protocol::DataMaintenanceOutput out;
   const db::TxnOutcome outcome =
       session_.Run(db::Isolation::kReadCommitted, options_.max_retries, [&](db::Transaction& tx) {
@@ -139,7 +173,7 @@ protocol::DataMaintenanceOutput FrameRunner::Run(const protocol::DataMaintenance
             tx.Exec(kDailyMarket.name, {in.symbol, in.day_of_month, in.vol_incr});
             break;
           case MaintenanceTable::kExchange:
-            tx.Exec(kExchange.name, {db::Param::Timestamp(WallMicros())});
+            tx.Exec(kExchange.name, {db::Param::Timestamp(Now())});
             break;
           case MaintenanceTable::kFinancial:
             tx.Exec(kFinancial.name, {in.co_id});

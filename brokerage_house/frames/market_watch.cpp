@@ -1,7 +1,8 @@
 // Market-Watch (reference §4.4, spec clause 3.3.4): the percentage change in market
 // capitalisation, from the close of start_date to the last trade, of the securities on a
 // customer's watch list, of an industry's companies in a company-id window, or held by an
-// account. Read-only, one frame, READ COMMITTED (§4.0, isolation level L1).
+// account. Read-only, one frame, READ COMMITTED (§4.0, isolation level L1). Server-side:
+// sql/market_watch.sql.
 #include <string_view>
 
 #include "brokerage_house/frame_runner.h"
@@ -61,18 +62,56 @@ db::TxnOutcome NotRun() {
   return outcome;
 }
 
-}  // namespace
+// The server-side frame: one call of sql/market_watch.sql's function. Its columns:
+enum CallColumn : int { kStatus, kPctChange };
+constexpr std::string_view kCall = "mw_call";
+constexpr db::PreparedStatement kServerStatements[] = {
+    {kCall, "SELECT * FROM bb_market_watch($1, $2, $3, $4, $5, $6)"}};
 
-std::span<const db::PreparedStatement> frames::MarketWatchStatements() { return kStatements; }
-
-protocol::MarketWatchOutput FrameRunner::Run(const protocol::MarketWatchInput& in) {
-  protocol::MarketWatchOutput out;
+// True when the input is refused before any database work, with its reply in `out`.
+bool Refused(const protocol::MarketWatchInput& in, protocol::MarketWatchOutput& out) {
   // Harness check (3.3.4): acct_id, cust_id and industry_name all empty is invalid; no
   // database work is needed to say so.
-  if (in.acct_id == 0 && in.cust_id == 0 && in.industry_name.empty()) {
-    out.status = MakeReplyStatus(NotRun(), -411);
-    return out;
+  if (in.acct_id != 0 || in.cust_id != 0 || !in.industry_name.empty()) return false;
+  out.status = MakeReplyStatus(NotRun(), -411);
+  return true;
+}
+
+}  // namespace
+
+std::span<const db::PreparedStatement> frames::MarketWatchStatements(FrameMode mode) {
+  return ForMode(mode, kServerStatements, kStatements);
+}
+
+bool frames::Prepare(const protocol::MarketWatchInput& in, int64_t, ServerCall& call,
+                     protocol::MarketWatchOutput& refused) {
+  if (Refused(in, refused)) return false;
+  call.isolation = db::Isolation::kReadCommitted;
+  call.finish = db::Finish::kCommit;
+  call.statement = kCall;
+  call.params.assign({in.acct_id, in.cust_id, in.industry_name, in.starting_co_id, in.ending_co_id,
+                      db::Param::Date(in.start_date)});
+  return true;
+}
+
+protocol::MarketWatchOutput frames::Read(const protocol::MarketWatchInput&,
+                                         const db::TxnOutcome& outcome, const db::QueryResult& row,
+                                         std::vector<protocol::MarketTradeRequest>&) {
+  protocol::MarketWatchOutput out;
+  if (outcome.end == db::TxnEnd::kCommitted && row.size() == 1) {
+    out.pct_change = row.Double(0, kPctChange);
   }
+  out.status = MakeReplyStatus(outcome, frames::CallStatus(outcome, row));
+  return out;
+}
+
+protocol::MarketWatchOutput FrameRunner::Run(const protocol::MarketWatchInput& in) {
+  if (on_server()) {
+    std::vector<protocol::MarketTradeRequest> none;
+    return frames::RunServerCall(session_, options_.max_retries, Now(), in, none);
+  }
+  protocol::MarketWatchOutput out;
+  if (Refused(in, out)) return out;
   const db::Param start_date = db::Param::Date(in.start_date);
   const db::TxnOutcome outcome =
       session_.Run(db::Isolation::kReadCommitted, options_.max_retries, [&](db::Transaction& tx) {

@@ -2,7 +2,8 @@
 // security, its company and exchange with their addresses, up to 3 competitors, 20 quarters of
 // financials, max_rows_to_return days of market data from start_day, the last trade, and the
 // company's 2 news items (the full item when access_lob_flag is set, else headline and
-// summary). Read-only, one frame, READ COMMITTED (§4.0, isolation level L1).
+// summary). Read-only, one frame, READ COMMITTED (§4.0, isolation level L1). Server-side:
+// sql/security_detail.sql.
 #include <algorithm>
 #include <string>
 #include <string_view>
@@ -25,7 +26,8 @@ constexpr std::string_view kNewsHeadlines = "sd_f1_news_headlines";
 // on the company id that kSecurity returns. Each group is a candidate for pipelining.
 //
 // The spec orders financials by year and quarter and days by date; it gives no order for
-// competitors and news, so they come in primary-key order (competitors) or as stored (news).
+// competitors and news, so they come in primary-key order (competitors, news: ni_id), which
+// makes the output the same whatever plan the server picks.
 // Days: DM_DATE >= start_day, so a start_day on a weekend still yields max_rows rows (§7 quirk 4).
 constexpr db::PreparedStatement kStatements[] = {
     {kSecurity, R"sql(
@@ -71,12 +73,14 @@ SELECT ni_item, ni_dts, ni_source, ni_author
 FROM news_xref
 JOIN news_item ON ni_id = nx_ni_id
 WHERE nx_co_id = $1
+ORDER BY ni_id
 LIMIT 2)sql"},
     {kNewsHeadlines, R"sql(
 SELECT ni_dts, ni_source, ni_author, ni_headline, ni_summary
 FROM news_xref
 JOIN news_item ON ni_id = nx_ni_id
 WHERE nx_co_id = $1
+ORDER BY ni_id
 LIMIT 2)sql"},
 };
 
@@ -105,16 +109,172 @@ protocol::PostalAddress ReadAddress(const db::QueryResult& row, int first) {
           std::string(row.Text(0, first + 4)), std::string(row.Text(0, first + 5))};
 }
 
+// The spec range of max_rows_to_return is 5..20; asking for more than kMaxDayRows returns
+// kMaxDayRows, so the reply never exceeds the protocol's limit. Both modes clamp here.
+int32_t DayLimit(const protocol::SecurityDetailInput& in) {
+  return std::clamp<int32_t>(in.max_rows_to_return, 0, protocol::kMaxDayRows);
+}
+
+// The server-side frame: one call of sql/security_detail.sql's function. Its columns, in the
+// order of SecurityDetailOutput's scalars, then the lists as parallel arrays:
+enum CallColumn : int {
+  kStatus,
+  kSName,  // NULL for an unknown symbol
+  kNumOut,
+  kStartDate,
+  kExchDate,
+  kPeRatio,
+  kWk52High,
+  kWk52HighDate,
+  kWk52Low,
+  kWk52LowDate,
+  kDivid,
+  kYield,
+  kCoName,
+  kSpRate,
+  kCeoName,
+  kCoDesc,
+  kOpenDate,
+  kCoStId,
+  kCoAddress,  // 6 columns, as ReadAddress reads them
+  kExName = kCoAddress + 6,
+  kExDesc,
+  kExOpen,
+  kExClose,
+  kExNumSymb,
+  kExAddress,                   // 6 columns
+  kLastPrice = kExAddress + 6,  // NULL without a LAST_TRADE row
+  kLastOpen,
+  kLastVol,
+  kCompetitorLists,                        // 2 arrays, as in Competitor
+  kFinancialLists = kCompetitorLists + 2,  // 13 arrays, as in FinancialRow
+  kDayLists = kFinancialLists + 13,        // 5 arrays, as in DailyMarketRow
+  kNewsLists = kDayLists + 5,              // 6 arrays: item, dts, src, auth, headline, summary
+};
+constexpr std::string_view kCall = "sd_call";
+constexpr db::PreparedStatement kServerStatements[] = {
+    {kCall, "SELECT * FROM bb_security_detail($1, $2, $3, $4)"}};
+
+void ReadLists(const db::QueryResult& row, protocol::SecurityDetailOutput& out) {
+  auto [co_name, in_name] = frames::Lists<2>(row, kCompetitorLists);
+  while (co_name.Next()) {
+    in_name.Next();
+    out.competitors.push_back({std::string(co_name.value()), std::string(in_name.value())});
+  }
+
+  auto fin = frames::Lists<13>(row, kFinancialLists);
+  while (fin[0].Next()) {
+    for (std::size_t i = 1; i < fin.size(); ++i) fin[i].Next();
+    out.financials.push_back({
+        .year = static_cast<int32_t>(fin[0].Int()),
+        .qtr = static_cast<int32_t>(fin[1].Int()),
+        .qtr_start_date = fin[2].DateDays(),
+        .revenue = fin[3].Cents(),
+        .net_earn = fin[4].Cents(),
+        .basic_eps = fin[5].Cents(),
+        .dilut_eps = fin[6].Cents(),
+        .margin = fin[7].Cents(),
+        .invent = fin[8].Cents(),
+        .assets = fin[9].Cents(),
+        .liability = fin[10].Cents(),
+        .out_basic = fin[11].Int(),
+        .out_dilut = fin[12].Int(),
+    });
+  }
+
+  auto [date, close, high, low, vol] = frames::Lists<5>(row, kDayLists);
+  while (date.Next()) {
+    close.Next();
+    high.Next();
+    low.Next();
+    vol.Next();
+    out.days.push_back({date.DateDays(), close.Cents(), high.Cents(), low.Cents(), vol.Int()});
+  }
+
+  // Either item or headline and summary is set (access_lob_flag); the other arrays are NULL
+  // and read as empty, as the client-side frame leaves those fields.
+  auto [item, dts, src, auth, headline, summary] = frames::Lists<6>(row, kNewsLists);
+  while (dts.Next()) {
+    item.Next();
+    src.Next();
+    auth.Next();
+    headline.Next();
+    summary.Next();
+    protocol::NewsRow& n = out.news.emplace_back();
+    n.item = DecodeBytea(item.value(), protocol::width::kNewsItem);
+    n.dts = dts.TimestampMicros();
+    n.src = src.value();
+    n.auth = auth.value();
+    n.headline = headline.value();
+    n.summary = summary.value();
+  }
+}
+
 }  // namespace
 
-std::span<const db::PreparedStatement> frames::SecurityDetailStatements() { return kStatements; }
+std::span<const db::PreparedStatement> frames::SecurityDetailStatements(FrameMode mode) {
+  return ForMode(mode, kServerStatements, kStatements);
+}
+
+bool frames::Prepare(const protocol::SecurityDetailInput& in, int64_t, ServerCall& call,
+                     protocol::SecurityDetailOutput&) {
+  call.isolation = db::Isolation::kReadCommitted;
+  call.finish = db::Finish::kCommit;
+  call.statement = kCall;
+  call.params.assign({in.symbol, DayLimit(in), db::Param::Date(in.start_day), in.access_lob_flag});
+  return true;
+}
+
+protocol::SecurityDetailOutput frames::Read(const protocol::SecurityDetailInput&,
+                                            const db::TxnOutcome& outcome,
+                                            const db::QueryResult& row,
+                                            std::vector<protocol::MarketTradeRequest>&) {
+  protocol::SecurityDetailOutput out;
+  // An unknown symbol: only the status, as in client mode.
+  if (outcome.end == db::TxnEnd::kCommitted && row.size() == 1 && !row.IsNull(0, kSName)) {
+    out.s_name = row.Text(0, kSName);
+    out.num_out = row.Int(0, kNumOut);
+    out.start_date = row.DateDays(0, kStartDate);
+    out.exch_date = row.DateDays(0, kExchDate);
+    out.pe_ratio = row.Cents(0, kPeRatio);
+    out.wk52_high = row.Cents(0, kWk52High);
+    out.wk52_high_date = row.DateDays(0, kWk52HighDate);
+    out.wk52_low = row.Cents(0, kWk52Low);
+    out.wk52_low_date = row.DateDays(0, kWk52LowDate);
+    out.divid = row.Cents(0, kDivid);
+    out.yield = row.Cents(0, kYield);
+    out.co_name = row.Text(0, kCoName);
+    out.sp_rate = row.Text(0, kSpRate);
+    out.ceo_name = row.Text(0, kCeoName);
+    out.co_desc = row.Text(0, kCoDesc);
+    out.open_date = row.DateDays(0, kOpenDate);
+    out.co_st_id = row.Text(0, kCoStId);
+    out.co_address = ReadAddress(row, kCoAddress);
+    out.ex_name = row.Text(0, kExName);
+    out.ex_desc = row.Text(0, kExDesc);
+    out.ex_open = static_cast<int32_t>(row.Int(0, kExOpen));
+    out.ex_close = static_cast<int32_t>(row.Int(0, kExClose));
+    out.ex_num_symb = static_cast<int32_t>(row.Int(0, kExNumSymb));
+    out.ex_address = ReadAddress(row, kExAddress);
+    if (!row.IsNull(0, kLastPrice)) {
+      out.last_price = row.Cents(0, kLastPrice);
+      out.last_open = row.Cents(0, kLastOpen);
+      out.last_vol = row.Int(0, kLastVol);
+    }
+    ReadLists(row, out);
+  }
+  out.status = MakeReplyStatus(outcome, frames::CallStatus(outcome, row));
+  return out;
+}
 
 protocol::SecurityDetailOutput FrameRunner::Run(const protocol::SecurityDetailInput& in) {
+  if (on_server()) {
+    std::vector<protocol::MarketTradeRequest> none;
+    return frames::RunServerCall(session_, options_.max_retries, Now(), in, none);
+  }
   protocol::SecurityDetailOutput out;
   int32_t status = 0;
-  // The spec range of max_rows_to_return is 5..20; asking for more than kMaxDayRows returns
-  // kMaxDayRows, so the reply never exceeds the protocol's limit.
-  const int32_t day_limit = std::clamp<int32_t>(in.max_rows_to_return, 0, protocol::kMaxDayRows);
+  const int32_t day_limit = DayLimit(in);
   const db::TxnOutcome outcome =
       session_.Run(db::Isolation::kReadCommitted, options_.max_retries, [&](db::Transaction& tx) {
         out = {};

@@ -3,10 +3,11 @@
 // its trade becomes CNCL and the request is deleted; then every submitted trade from the
 // run-time id range on becomes CNCL with a CNCL history row. One READ COMMITTED transaction
 // (the frame may use several; one keeps it all-or-nothing). Set-based: a statement for each
-// of the two steps.
+// of the two steps. Server-side: sql/trade_cleanup.sql.
+#include <string_view>
+
 #include "brokerage_house/frame_runner.h"
 #include "brokerage_house/frames/statements.h"
-#include "common/util/clock.h"
 
 namespace bb::bh {
 
@@ -30,15 +31,45 @@ constexpr db::PreparedStatement kCancelSubmitted{
 
 constexpr db::PreparedStatement kStatements[] = {kCancelRequests, kCancelSubmitted};
 
+// The server-side frame: one call of sql/trade_cleanup.sql's function. Its one column is the
+// status.
+constexpr std::string_view kCall = "tc_call";
+constexpr db::PreparedStatement kServerStatements[] = {
+    {kCall, "SELECT * FROM bb_trade_cleanup($1, $2, $3, $4)"}};
+
 }  // namespace
 
-std::span<const db::PreparedStatement> frames::TradeCleanupStatements() { return kStatements; }
+std::span<const db::PreparedStatement> frames::TradeCleanupStatements(FrameMode mode) {
+  return ForMode(mode, kServerStatements, kStatements);
+}
+
+bool frames::Prepare(const protocol::TradeCleanupInput& in, int64_t now, ServerCall& call,
+                     protocol::TradeCleanupOutput&) {
+  call.isolation = db::Isolation::kReadCommitted;
+  call.finish = db::Finish::kCommit;
+  call.statement = kCall;
+  call.params.assign(
+      {in.st_canceled_id, in.st_submitted_id, in.start_trade_id, db::Param::Timestamp(now)});
+  return true;
+}
+
+protocol::TradeCleanupOutput frames::Read(const protocol::TradeCleanupInput&,
+                                          const db::TxnOutcome& outcome, const db::QueryResult& row,
+                                          std::vector<protocol::MarketTradeRequest>&) {
+  protocol::TradeCleanupOutput out;
+  out.status = MakeReplyStatus(outcome, frames::CallStatus(outcome, row));
+  return out;
+}
 
 protocol::TradeCleanupOutput FrameRunner::Run(const protocol::TradeCleanupInput& in) {
+  if (on_server()) {
+    std::vector<protocol::MarketTradeRequest> none;
+    return frames::RunServerCall(session_, options_.max_retries, Now(), in, none);
+  }
   protocol::TradeCleanupOutput out;
   const db::TxnOutcome outcome =
       session_.Run(db::Isolation::kReadCommitted, options_.max_retries, [&](db::Transaction& tx) {
-        const db::Param now = db::Param::Timestamp(WallMicros());
+        const db::Param now = db::Param::Timestamp(Now());
         tx.Exec(kCancelRequests.name, {now, in.st_submitted_id, in.st_canceled_id});
         tx.Exec(kCancelSubmitted.name,
                 {now, in.st_submitted_id, in.st_canceled_id, in.start_trade_id});

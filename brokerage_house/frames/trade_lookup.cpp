@@ -2,7 +2,7 @@
 // mutually exclusive frames that the input's frame number selects: F1 a list of trade ids,
 // F2 an account's trades in a time window, F3 a symbol's trades in a time window, F4 the holding
 // history of the first trade of an account from a given time. Read-only, READ COMMITTED (§4.0,
-// isolation level L1).
+// isolation level L1). Server-side: sql/trade_lookup.sql.
 #include <algorithm>
 #include <string>
 #include <string_view>
@@ -16,6 +16,7 @@ namespace bb::bh {
 namespace {
 
 using frames::ReadTradeInfo;
+using frames::ReadTradeInfoArrays;
 using frames::TradeIdArrayLiteral;
 
 constexpr std::string_view kFrame1 = "tl_f1_trades";
@@ -95,6 +96,18 @@ LEFT JOIN LATERAL (
   LIMIT 20) AS hh ON true)sql"},
 };
 
+// The server-side frames: one call of sql/trade_lookup.sql's function. Its columns:
+enum CallColumn : int {
+  kStatus,
+  kNumTradesFound,
+  kTradeId,
+  kTradeInfo,  // frames 1-3: the 21 arrays of the trade-information layout (trade_info.h)
+  kHoldingTradeIds = kTradeInfo + frames::kTradeInfoColumns,  // frame 4: then 3 more arrays
+};
+constexpr std::string_view kCall = "tl_call";
+constexpr db::PreparedStatement kServerStatements[] = {
+    {kCall, "SELECT * FROM bb_trade_lookup($1, $2, $3, $4, $5, $6, $7, $8)"}};
+
 // Rows a frame may return: max_trades, never more than the protocol carries.
 int32_t TradeLimit(int32_t max_trades) {
   return std::clamp<int32_t>(max_trades, 0, protocol::kMaxTradesPerFrame);
@@ -107,24 +120,77 @@ db::TxnOutcome NotRun() {
   return outcome;
 }
 
+// True when the input is refused before any database work, with its reply in `out`.
+bool Refused(const protocol::TradeLookupInput& in, protocol::TradeLookupOutput& out) {
+  out.frame = in.frame;
+  if (in.frame >= 1 && in.frame <= 4) return false;
+  // The protocol decoder admits frames 1..4 only; a caller that bypasses it gets an invalid
+  // outcome naming the frame (-1 is ours, not a spec status).
+  out.status = MakeReplyStatus(NotRun(), -1);
+  out.status.detail = "Trade-Lookup frame " + std::to_string(in.frame) + " is not 1..4";
+  return true;
+}
+
+// Frame 1's trade ids as an array literal, at most `limit` of them.
+std::string FrameOneIds(const protocol::TradeLookupInput& in, int32_t limit) {
+  return TradeIdArrayLiteral(in.trade_ids,
+                             std::min(in.trade_ids.size(), static_cast<std::size_t>(limit)));
+}
+
 }  // namespace
 
-std::span<const db::PreparedStatement> frames::TradeLookupStatements() { return kStatements; }
+std::span<const db::PreparedStatement> frames::TradeLookupStatements(FrameMode mode) {
+  return ForMode(mode, kServerStatements, kStatements);
+}
 
-protocol::TradeLookupOutput FrameRunner::Run(const protocol::TradeLookupInput& in) {
+bool frames::Prepare(const protocol::TradeLookupInput& in, int64_t, ServerCall& call,
+                     protocol::TradeLookupOutput& refused) {
+  if (Refused(in, refused)) return false;
+  const int32_t limit = TradeLimit(in.max_trades);
+  call.isolation = db::Isolation::kReadCommitted;
+  call.finish = db::Finish::kCommit;
+  call.statement = kCall;
+  call.params.assign({in.frame, in.max_trades, limit, FrameOneIds(in, limit), in.acct_id, in.symbol,
+                      db::Param::Timestamp(in.start_trade_dts),
+                      db::Param::Timestamp(in.end_trade_dts)});
+  return true;
+}
+
+protocol::TradeLookupOutput frames::Read(const protocol::TradeLookupInput& in,
+                                         const db::TxnOutcome& outcome, const db::QueryResult& row,
+                                         std::vector<protocol::MarketTradeRequest>&) {
   protocol::TradeLookupOutput out;
   out.frame = in.frame;
-  if (in.frame < 1 || in.frame > 4) {
-    // The protocol decoder admits frames 1..4 only; a caller that bypasses it gets an invalid
-    // outcome naming the frame (-1 is ours, not a spec status).
-    out.status = MakeReplyStatus(NotRun(), -1);
-    out.status.detail = "Trade-Lookup frame " + std::to_string(in.frame) + " is not 1..4";
-    return out;
+  if (outcome.end == db::TxnEnd::kCommitted && row.size() == 1) {
+    if (in.frame == 4) {
+      out.num_trades_found = static_cast<int32_t>(row.Int(0, kNumTradesFound));
+      if (!row.IsNull(0, kTradeId)) out.trade_id = row.Int(0, kTradeId);
+      auto lists = frames::Lists<4>(row, kHoldingTradeIds);
+      auto& [lot_ids, hh_trade_ids, before_qtys, after_qtys] = lists;
+      while (lot_ids.Next()) {
+        for (std::size_t i = 1; i < lists.size(); ++i) lists[i].Next();
+        out.holding_history.push_back({lot_ids.Int(), hh_trade_ids.Int(),
+                                       static_cast<int32_t>(before_qtys.Int()),
+                                       static_cast<int32_t>(after_qtys.Int())});
+      }
+    } else {
+      ReadTradeInfoArrays(row, kTradeInfo, out.trades);
+    }
   }
-  int32_t status = 0;
+  out.status = MakeReplyStatus(outcome, frames::CallStatus(outcome, row));
+  return out;
+}
+
+protocol::TradeLookupOutput FrameRunner::Run(const protocol::TradeLookupInput& in) {
+  if (on_server()) {
+    std::vector<protocol::MarketTradeRequest> none;
+    return frames::RunServerCall(session_, options_.max_retries, Now(), in, none);
+  }
+  protocol::TradeLookupOutput out;
+  if (Refused(in, out)) return out;
   const int32_t limit = TradeLimit(in.max_trades);
-  const std::string trade_ids = TradeIdArrayLiteral(
-      in.trade_ids, std::min(in.trade_ids.size(), static_cast<std::size_t>(limit)));
+  const std::string trade_ids = FrameOneIds(in, limit);
+  int32_t status = 0;
   const db::TxnOutcome outcome =
       session_.Run(db::Isolation::kReadCommitted, options_.max_retries, [&](db::Transaction& tx) {
         out.trades.clear();

@@ -3,14 +3,14 @@
 // estimate the buy/sell values, tax, charge and commission; frame 4 inserts the trade (and,
 // for limit orders, its TRADE_REQUEST); frame 5 rolls back (roll_it_back, ~1 %), frame 6
 // commits. REPEATABLE READ (L2, reference §4.0). The request for the market exchange is handed
-// back only after the commit (SendToMarket, 3.3.7.6).
+// back only after the commit (SendToMarket, 3.3.7.6). Server-side: sql/trade_order.sql.
 #include <algorithm>
 #include <array>
 #include <string>
+#include <string_view>
 
 #include "brokerage_house/frame_runner.h"
 #include "brokerage_house/frames/statements.h"
-#include "common/util/clock.h"
 
 namespace bb::bh {
 
@@ -108,12 +108,78 @@ constexpr int32_t kNoTaxOnGain = -731;
 constexpr int32_t kNoCommissionRate = -732;
 constexpr int32_t kNoCharge = -733;
 
+// The server-side frames: one call of sql/trade_order.sql's function. Its columns:
+enum CallColumn : int {
+  kStatus,
+  kTradeId,
+  kBuyValue,
+  kSellValue,
+  kTaxAmount,
+  kRequestSymbol,  // the request for the market: the security, the price, and whether it is
+  kRequestPrice,   // a market order (to fill) or a limit order (to trigger)
+  kRequestIsMarket,
+};
+constexpr std::string_view kCall = "to_call";
+constexpr db::PreparedStatement kServerStatements[] = {
+    {kCall,
+     "SELECT * FROM bb_trade_order($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, "
+     "$15)"}};
+
 }  // namespace
 
-std::span<const db::PreparedStatement> frames::TradeOrderStatements() { return kStatements; }
+std::span<const db::PreparedStatement> frames::TradeOrderStatements(FrameMode mode) {
+  return ForMode(mode, kServerStatements, kStatements);
+}
+
+// Frames 1-4 in one call, then frame 5 (roll back, as the driver asked) or frame 6 (commit):
+// the call's outputs come back either way.
+bool frames::Prepare(const protocol::TradeOrderInput& in, int64_t now, ServerCall& call,
+                     protocol::TradeOrderOutput&) {
+  call.isolation = db::Isolation::kRepeatableRead;
+  call.finish = in.roll_it_back ? db::Finish::kRollback : db::Finish::kCommit;
+  call.statement = kCall;
+  call.params.assign({in.acct_id, in.exec_f_name, in.exec_l_name, in.exec_tax_id, in.symbol,
+                      in.co_name, in.issue, in.trade_type_id, in.trade_qty,
+                      db::Param::Cents(in.requested_price), in.is_lifo, in.type_is_margin,
+                      in.st_pending_id, in.st_submitted_id, db::Param::Timestamp(now)});
+  return true;
+}
+
+// The request goes to the market only after a commit.
+protocol::TradeOrderOutput frames::Read(const protocol::TradeOrderInput& in,
+                                        const db::TxnOutcome& outcome, const db::QueryResult& row,
+                                        std::vector<protocol::MarketTradeRequest>& to_market) {
+  protocol::TradeOrderOutput out;
+  const int32_t status = frames::CallStatus(outcome, row);
+  const bool returned = row.size() == 1;  // a call that raised a status returns no row
+  if (returned) {
+    out.trade_id = row.Int(0, kTradeId);
+    out.buy_value = row.Cents(0, kBuyValue);
+    out.sell_value = row.Cents(0, kSellValue);
+    out.tax_amount = row.Cents(0, kTaxAmount);
+  }
+  const bool intended_rollback =
+      outcome.end == db::TxnEnd::kRolledBack && status == 0 && in.roll_it_back;
+  out.status = MakeReplyStatus(outcome, status, intended_rollback);
+  if (returned && outcome.end == db::TxnEnd::kCommitted && status == 0) {
+    const bool is_market = row.Bool(0, kRequestIsMarket);
+    protocol::MarketTradeRequest& request = to_market.emplace_back();
+    request.trade_id = out.trade_id;
+    request.symbol.assign(row.Text(0, kRequestSymbol));
+    request.trade_qty = in.trade_qty;
+    request.price = row.Cents(0, kRequestPrice);
+    request.trade_type_id = in.trade_type_id;
+    request.action = is_market ? protocol::MarketAction::kProcessOrder
+                               : protocol::MarketAction::kSetLimitTrigger;
+  }
+  return out;
+}
 
 protocol::TradeOrderOutput FrameRunner::Run(const protocol::TradeOrderInput& in,
                                             std::vector<protocol::MarketTradeRequest>& to_market) {
+  if (on_server()) {
+    return frames::RunServerCall(session_, options_.max_retries, Now(), in, to_market);
+  }
   protocol::TradeOrderOutput out;
   int32_t status = 0;
   protocol::MarketTradeRequest request;  // what frame 6 would send, once committed
@@ -198,7 +264,11 @@ protocol::TradeOrderOutput FrameRunner::Run(const protocol::TradeOrderInput& in,
         } else if (charge == 0) {
           status = kNoCharge;
         }
-        if (status != 0) return db::Finish::kRollback;
+        if (status != 0) {
+          // As the server-side frames, which roll back by raising the status: only the status.
+          out = {};
+          return db::Finish::kRollback;
+        }
 
         // Between frames 3 and 4: the commission on the requested value, rounded to cents.
         const int64_t comm_amount = (int64_t{in.trade_qty} * price * comm_rate + 5'000) / 10'000;
@@ -208,7 +278,7 @@ protocol::TradeOrderOutput FrameRunner::Run(const protocol::TradeOrderInput& in,
 
         // Frame 4.
         const std::string& status_id = is_market ? in.st_submitted_id : in.st_pending_id;
-        const db::Param now = db::Param::Timestamp(WallMicros());
+        const db::Param now = db::Param::Timestamp(Now());
         const std::array<db::Param, 13> trade = {now,
                                                  status_id,
                                                  in.trade_type_id,

@@ -4,6 +4,7 @@
 // computes the tax on a realised gain; frame 4 finds the commission rate; frame 5 completes the
 // trade and credits the broker; frame 6 settles it and, for cash trades, moves the cash.
 // SERIALIZABLE (L3, reference §4.0); the session retries serialization failures.
+// Server-side: sql/trade_result.sql.
 //
 // The reads of frames 1, 2 and 4 touch rows nothing in this transaction changes before, so
 // they are one statement; likewise the writes of frame 5 and of frame 6. The rows written
@@ -12,12 +13,12 @@
 #include <algorithm>
 #include <array>
 #include <string>
+#include <string_view>
 
 #include <fmt/format.h>
 
 #include "brokerage_house/frame_runner.h"
 #include "brokerage_house/frames/statements.h"
-#include "common/util/clock.h"
 #include "common/workload/ids.h"
 
 namespace bb::bh {
@@ -133,11 +134,50 @@ constexpr int32_t kNoCommissionRate = -841;
 constexpr int64_t kMicrosPerDay = 86'400'000'000LL;
 constexpr int32_t kSettlementDays = 2;
 
+// The server-side frames: one call of sql/trade_result.sql's function. Its columns:
+enum CallColumn : int {
+  kStatus,
+  kAcctId,
+  kAcctBal,
+  kCallCustId,  // the account's customer, for the load unit
+};
+constexpr std::string_view kCall = "tr_call";
+constexpr db::PreparedStatement kServerStatements[] = {
+    {kCall, "SELECT * FROM bb_trade_result($1, $2, $3)"}};
+
 }  // namespace
 
-std::span<const db::PreparedStatement> frames::TradeResultStatements() { return kStatements; }
+std::span<const db::PreparedStatement> frames::TradeResultStatements(FrameMode mode) {
+  return ForMode(mode, kServerStatements, kStatements);
+}
+
+bool frames::Prepare(const protocol::TradeResultInput& in, int64_t now, ServerCall& call,
+                     protocol::TradeResultOutput&) {
+  call.isolation = db::Isolation::kSerializable;
+  call.finish = db::Finish::kCommit;
+  call.statement = kCall;
+  call.params.assign({in.trade_id, db::Param::Cents(in.trade_price), db::Param::Timestamp(now)});
+  return true;
+}
+
+protocol::TradeResultOutput frames::Read(const protocol::TradeResultInput&,
+                                         const db::TxnOutcome& outcome, const db::QueryResult& row,
+                                         std::vector<protocol::MarketTradeRequest>&) {
+  protocol::TradeResultOutput out;
+  if (outcome.end == db::TxnEnd::kCommitted && row.size() == 1) {
+    out.acct_id = row.Int(0, kAcctId);
+    out.acct_bal = row.Cents(0, kAcctBal);
+    out.load_unit = static_cast<int32_t>(workload::LoadUnitOfCustomer(row.Int(0, kCallCustId)));
+  }
+  out.status = MakeReplyStatus(outcome, frames::CallStatus(outcome, row));
+  return out;
+}
 
 protocol::TradeResultOutput FrameRunner::Run(const protocol::TradeResultInput& in) {
+  if (on_server()) {
+    std::vector<protocol::MarketTradeRequest> none;
+    return frames::RunServerCall(session_, options_.max_retries, Now(), in, none);
+  }
   protocol::TradeResultOutput out;
   int32_t status = 0;
   const db::TxnOutcome outcome =
@@ -160,7 +200,7 @@ protocol::TradeResultOutput FrameRunner::Run(const protocol::TradeResultInput& i
         const int32_t hs_qty = static_cast<int32_t>(trade.Int(0, kHsQty));
         const int64_t tax_status = trade.Int(0, kTaxStatus);
         const int64_t comm_rate = trade.IsNull(0, kCommRate) ? 0 : trade.Int(0, kCommRate);
-        const int64_t trade_dts = WallMicros();
+        const int64_t trade_dts = Now();
         const db::Param dts = db::Param::Timestamp(trade_dts);
         const db::Param price = db::Param::Cents(in.trade_price);
 

@@ -1,6 +1,8 @@
 // Trade-Status (reference §4.9, spec clause 3.3.9): the 50 most recent trades of an account with
 // their status, type, security and exchange, plus the account owner's and broker's names.
-// Read-only, one frame, READ COMMITTED (§4.0, isolation level L1).
+// Read-only, one frame, READ COMMITTED (§4.0, isolation level L1). Server-side:
+// sql/trade_status.sql.
+#include <array>
 #include <string>
 #include <string_view>
 
@@ -34,11 +36,68 @@ JOIN broker ON b_id = ca_b_id
 WHERE ca_id = $1)sql"},
 };
 
+// The server-side frame: one call of sql/trade_status.sql's function. Its columns:
+enum CallColumn : int {
+  kStatus,
+  kCustLName,
+  kCustFName,
+  kBrokerName,
+  kTradeIds,  // then the other lists, parallel to it, in the order of TradeStatusRow
+};
+constexpr std::string_view kCall = "ts_call";
+constexpr db::PreparedStatement kServerStatements[] = {
+    {kCall, "SELECT * FROM bb_trade_status($1)"}};
+
 }  // namespace
 
-std::span<const db::PreparedStatement> frames::TradeStatusStatements() { return kStatements; }
+std::span<const db::PreparedStatement> frames::TradeStatusStatements(FrameMode mode) {
+  return ForMode(mode, kServerStatements, kStatements);
+}
+
+bool frames::Prepare(const protocol::TradeStatusInput& in, int64_t, ServerCall& call,
+                     protocol::TradeStatusOutput&) {
+  call.isolation = db::Isolation::kReadCommitted;
+  call.finish = db::Finish::kCommit;
+  call.statement = kCall;
+  call.params.emplace_back(in.acct_id);
+  return true;
+}
+
+protocol::TradeStatusOutput frames::Read(const protocol::TradeStatusInput&,
+                                         const db::TxnOutcome& outcome, const db::QueryResult& row,
+                                         std::vector<protocol::MarketTradeRequest>&) {
+  protocol::TradeStatusOutput out;
+  if (outcome.end == db::TxnEnd::kCommitted && row.size() == 1) {
+    out.cust_l_name = row.Text(0, kCustLName);
+    out.cust_f_name = row.Text(0, kCustFName);
+    out.broker_name = row.Text(0, kBrokerName);
+    auto lists = frames::Lists<10>(row, kTradeIds);
+    auto& [ids, dts, st_name, tt_name, symbol, qty, exec, charge, s_name, ex_name] = lists;
+    while (ids.Next()) {
+      for (std::size_t i = 1; i < lists.size(); ++i) lists[i].Next();
+      out.trades.push_back({
+          .trade_id = ids.Int(),
+          .trade_dts = dts.TimestampMicros(),
+          .status_name = std::string(st_name.value()),
+          .type_name = std::string(tt_name.value()),
+          .symbol = std::string(symbol.value()),
+          .trade_qty = static_cast<int32_t>(qty.Int()),
+          .exec_name = std::string(exec.value()),
+          .charge = charge.Cents(),
+          .s_name = std::string(s_name.value()),
+          .ex_name = std::string(ex_name.value()),
+      });
+    }
+  }
+  out.status = MakeReplyStatus(outcome, frames::CallStatus(outcome, row));
+  return out;
+}
 
 protocol::TradeStatusOutput FrameRunner::Run(const protocol::TradeStatusInput& in) {
+  if (on_server()) {
+    std::vector<protocol::MarketTradeRequest> none;
+    return frames::RunServerCall(session_, options_.max_retries, Now(), in, none);
+  }
   protocol::TradeStatusOutput out;
   int32_t status = 0;
   const db::TxnOutcome outcome =

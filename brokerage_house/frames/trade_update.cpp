@@ -3,6 +3,7 @@
 // selects: F1 toggles the executor name of listed trades, F2 the settlement cash type of an
 // account's trades in a time window, F3 the cash transaction name of a symbol's cash trades in
 // a time window. Read-write, REPEATABLE READ (§4.0, isolation level L2; DESIGN.md).
+// Server-side: sql/trade_update.sql.
 #include <algorithm>
 #include <string>
 #include <string_view>
@@ -16,6 +17,7 @@ namespace bb::bh {
 namespace {
 
 using frames::ReadTradeInfo;
+using frames::ReadTradeInfoArrays;
 using frames::TradeIdArrayLiteral;
 
 constexpr std::string_view kFrame1Update = "tu_f1_update";
@@ -137,26 +139,83 @@ db::TxnOutcome NotRun() {
   return outcome;
 }
 
+// The server-side frames: one call of sql/trade_update.sql's function. Its columns:
+enum CallColumn : int {
+  kStatus,
+  kNumUpdated,
+  kTradeInfo,  // the 21 arrays of the trade-information layout (trade_info.h)
+};
+constexpr std::string_view kCall = "tu_call";
+constexpr db::PreparedStatement kServerStatements[] = {
+    {kCall, "SELECT * FROM bb_trade_update($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)"}};
+
+// True when the input is refused before any database work, with its reply in `out`.
+bool Refused(const protocol::TradeUpdateInput& in, protocol::TradeUpdateOutput& out) {
+  out.frame = in.frame;
+  if (in.frame >= 1 && in.frame <= 3) return false;
+  // The protocol decoder admits frames 1..3 only; a caller that bypasses it gets an invalid
+  // outcome naming the frame (-1 is ours, not a spec status).
+  out.status = MakeReplyStatus(NotRun(), -1);
+  out.status.detail = "Trade-Update frame " + std::to_string(in.frame) + " is not 1..3";
+  return true;
+}
+
+// Rows a frame may return: max_trades, never more than the protocol carries.
+int32_t TradeLimit(const protocol::TradeUpdateInput& in) {
+  return std::clamp<int32_t>(in.max_trades, 0, protocol::kMaxTradesPerFrame);
+}
+
+// Frame 1's trade ids as an array literal, at most `limit` of them.
+std::string FrameOneIds(const protocol::TradeUpdateInput& in, int32_t limit) {
+  return TradeIdArrayLiteral(in.trade_ids,
+                             std::min(in.trade_ids.size(), static_cast<std::size_t>(limit)));
+}
+
 }  // namespace
 
-std::span<const db::PreparedStatement> frames::TradeUpdateStatements() { return kStatements; }
+std::span<const db::PreparedStatement> frames::TradeUpdateStatements(FrameMode mode) {
+  return ForMode(mode, kServerStatements, kStatements);
+}
 
-protocol::TradeUpdateOutput FrameRunner::Run(const protocol::TradeUpdateInput& in) {
+bool frames::Prepare(const protocol::TradeUpdateInput& in, int64_t, ServerCall& call,
+                     protocol::TradeUpdateOutput& refused) {
+  if (Refused(in, refused)) return false;
+  const int32_t limit = TradeLimit(in);
+  call.isolation = db::Isolation::kRepeatableRead;
+  call.finish = db::Finish::kCommit;
+  call.statement = kCall;
+  call.params.assign({in.frame, in.max_trades, in.max_updates, limit,
+                      std::max<int32_t>(in.max_updates, 0), FrameOneIds(in, limit), in.acct_id,
+                      in.symbol, db::Param::Timestamp(in.start_trade_dts),
+                      db::Param::Timestamp(in.end_trade_dts)});
+  return true;
+}
+
+// A negative spec status rolls the update back, and the reply carries the status alone.
+protocol::TradeUpdateOutput frames::Read(const protocol::TradeUpdateInput& in,
+                                         const db::TxnOutcome& outcome, const db::QueryResult& row,
+                                         std::vector<protocol::MarketTradeRequest>&) {
   protocol::TradeUpdateOutput out;
   out.frame = in.frame;
-  if (in.frame < 1 || in.frame > 3) {
-    // The protocol decoder admits frames 1..3 only; a caller that bypasses it gets an invalid
-    // outcome naming the frame (-1 is ours, not a spec status).
-    out.status = MakeReplyStatus(NotRun(), -1);
-    out.status.detail = "Trade-Update frame " + std::to_string(in.frame) + " is not 1..3";
-    return out;
+  if (outcome.end == db::TxnEnd::kCommitted && row.size() == 1) {
+    out.num_updated = static_cast<int32_t>(row.Int(0, kNumUpdated));
+    ReadTradeInfoArrays(row, kTradeInfo, out.trades);
   }
-  int32_t status = 0;
-  // Rows a frame may return: max_trades, never more than the protocol carries.
-  const int32_t limit = std::clamp<int32_t>(in.max_trades, 0, protocol::kMaxTradesPerFrame);
+  out.status = MakeReplyStatus(outcome, frames::CallStatus(outcome, row));
+  return out;
+}
+
+protocol::TradeUpdateOutput FrameRunner::Run(const protocol::TradeUpdateInput& in) {
+  if (on_server()) {
+    std::vector<protocol::MarketTradeRequest> none;
+    return frames::RunServerCall(session_, options_.max_retries, Now(), in, none);
+  }
+  protocol::TradeUpdateOutput out;
+  if (Refused(in, out)) return out;
+  const int32_t limit = TradeLimit(in);
   const int32_t max_updates = std::max<int32_t>(in.max_updates, 0);
-  const std::string trade_ids = TradeIdArrayLiteral(
-      in.trade_ids, std::min(in.trade_ids.size(), static_cast<std::size_t>(limit)));
+  const std::string trade_ids = FrameOneIds(in, limit);
+  int32_t status = 0;
   const db::Param start = db::Param::Timestamp(in.start_trade_dts);
   const db::Param end = db::Param::Timestamp(in.end_trade_dts);
   const db::TxnOutcome outcome =
@@ -216,7 +275,14 @@ protocol::TradeUpdateOutput FrameRunner::Run(const protocol::TradeUpdateInput& i
             break;
           }
         }
-        return status < 0 ? db::Finish::kRollback : db::Finish::kCommit;
+        if (status < 0) {
+          // The roll-back undoes the update: the reply carries the status alone (and the
+          // frame it echoes), as the server-side frame's, whose exception returns no row.
+          out = {};
+          out.frame = in.frame;
+          return db::Finish::kRollback;
+        }
+        return db::Finish::kCommit;
       });
   out.status = MakeReplyStatus(outcome, status);
   return out;

@@ -24,6 +24,7 @@ using Clock = std::chrono::steady_clock;
 namespace {
 
 constexpr size_t kRequestIdOffset = 12;  // frame.h: request_id at bytes 12..19
+constexpr size_t kAccountOffset = 24;    // TradeStatusInput's acct_id, the body's first field
 // Latency samples kept per connection: beyond this (hours at any rate we reach) the count
 // still grows but percentiles come from the first samples.
 constexpr size_t kMaxSamplesPerConnection = 4'000'000;
@@ -35,13 +36,15 @@ int64_t CpuMicros() {
   return micros(usage.ru_utime) + micros(usage.ru_stime);
 }
 
-void PutRequestId(std::vector<uint8_t>& frame, uint64_t id) {
-  for (size_t i = 0; i < 8; ++i) frame[kRequestIdOffset + i] = static_cast<uint8_t>(id >> (8 * i));
+void PutU64(std::vector<uint8_t>& frame, size_t offset, uint64_t v) {
+  for (size_t i = 0; i < 8; ++i) frame[offset + i] = static_cast<uint8_t>(v >> (8 * i));
 }
 
 // The shared state of one run: read-only while the loop runs, except `active`.
 struct Run {
   LoadMode mode;
+  int64_t first_account;
+  int64_t accounts;
   Clock::time_point start;
   Clock::time_point end;
   std::atomic<int> active{0};
@@ -54,8 +57,9 @@ struct Run {
 // connection alive until the io_context has stopped.
 class LoadConnection {
  public:
-  LoadConnection(asio::io_context& io, Run& run, std::vector<uint8_t> request, uint64_t first_id)
-      : socket_(io), run_(run), request_(std::move(request)), next_id_(first_id) {
+  LoadConnection(asio::io_context& io, Run& run, std::vector<uint8_t> request, uint64_t first_id,
+                 uint64_t seed)
+      : socket_(io), run_(run), request_(std::move(request)), next_id_(first_id), random_(seed) {
     buffer_.resize(4096);
   }
 
@@ -74,7 +78,16 @@ class LoadConnection {
 
  private:
   void Send() {
-    if (run_.mode == LoadMode::kBrokerageHouse) PutRequestId(request_, next_id_);
+    if (run_.mode == LoadMode::kBrokerageHouse) {
+      PutU64(request_, kRequestIdOffset, next_id_);
+      if (run_.accounts > 0) {
+        // xorshift64: a different account each request, no allocation, no lock.
+        random_ ^= random_ << 13, random_ ^= random_ >> 7, random_ ^= random_ << 17;
+        PutU64(request_, kAccountOffset,
+               static_cast<uint64_t>(run_.first_account) +
+                   random_ % static_cast<uint64_t>(run_.accounts));
+      }
+    }
     sent_at_ = Clock::now();
     asio::async_write(socket_, asio::buffer(request_), [this](error_code ec, std::size_t) {
       if (ec) return Finish(/*error=*/true);
@@ -146,6 +159,7 @@ class LoadConnection {
   std::vector<uint8_t> buffer_;
   size_t filled_ = 0;
   uint64_t next_id_;
+  uint64_t random_;
   Clock::time_point sent_at_;
   uint64_t requests_ = 0;
   uint64_t completed_ = 0;
@@ -213,10 +227,11 @@ Result<LoadReport> RunLoad(const LoadOptions& o) {
   if (Status s = pr::EncodeFrame(pr::TradeStatusInput{43'000'001'234}, 1, w); !s.ok()) return s;
 
   asio::io_context io(o.threads);
-  Run run{o.mode, {}, {}, {}, io};
+  Run run{o.mode, o.first_account, o.accounts, {}, {}, {}, io};
   std::vector<std::unique_ptr<LoadConnection>> connections;
   for (int i = 0; i < o.connections; ++i) {
-    connections.push_back(std::make_unique<LoadConnection>(io, run, request, 1));
+    connections.push_back(std::make_unique<LoadConnection>(
+        io, run, request, 1, 0x9E3779B97F4A7C15ULL * static_cast<uint64_t>(i + 1)));
     if (Status s = Connect(*connections.back(), o, target); !s.ok()) return s;
   }
 

@@ -2,9 +2,9 @@
 // for the whole reply, sends the next), event-driven on one or two threads, bounded by time.
 //
 //   kBrokerageHouse  hello with the run's sizing first, then one fixed Trade-Status request
-//                    frame (encoded once; the request id is patched in per request); a reply
-//                    is the 24-byte header plus its body_length, and must be the Trade-Status
-//                    reply to that id.
+//                    frame (encoded once; the request id is patched in per request, and the
+//                    account too when `accounts` is set); a reply is the 24-byte header plus
+//                    its body_length, and must be the Trade-Status reply to that id.
 //   kEcho            the same request bytes; a reply is the same number of bytes back.
 //
 // The client measures its own CPU time too, so a report shows whether the client rather than
@@ -33,6 +33,10 @@ struct LoadOptions {
   int64_t customers = 1000;
   int32_t scale_factor = 500;
   int32_t initial_trade_days = 10;
+  // Trade-Status accounts drawn uniformly from [first_account, first_account + accounts); 0:
+  // always the same account (--no-db runs, where it does not matter).
+  int64_t first_account = 0;
+  int64_t accounts = 0;
 };
 
 struct LoadReport {

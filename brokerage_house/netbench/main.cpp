@@ -18,7 +18,7 @@ using bb::Status;
 constexpr const char* kUsage =
     R"(Usage: bb-netbench echo-server [--listen HOST:PORT] [--port-file FILE]
        bb-netbench client --target HOST:PORT [--connections N] [--seconds S] [--mode bh|echo]
-                          [--threads 1|2]
+                          [--threads 1|2] [--accounts FIRST:COUNT]
 
 echo-server   a plain TCP echo server on one I/O thread (as the Brokerage House's network
               side has): whatever arrives is written back. The transport's ceiling.
@@ -37,6 +37,9 @@ client        N connections in a closed loop (send one request, wait for the who
   --connections N       concurrent connections, 1..10000 (default 16)
   --seconds S           length of the measured interval, 0.1..3600 (default 5)
   --threads N           client I/O threads, 1 or 2 (default 1)
+  --accounts FIRST:COUNT
+                        Trade-Status accounts drawn uniformly from COUNT accounts from FIRST
+                        (default: one fixed account; a real database wants many)
   --customers N, --scale-factor N, --initial-trade-days N
                         the sizing sent in the hello (default 1000, 500, 10: the BH's --no-db)
 
@@ -91,6 +94,18 @@ Status ParseClient(int argc, char** argv, bb::netbench::LoadOptions& o) {
       }
       o.mode =
           value == "bh" ? bb::netbench::LoadMode::kBrokerageHouse : bb::netbench::LoadMode::kEcho;
+    } else if (arg == "--accounts") {
+      // FIRST:COUNT
+      const auto colon = value.find(':');
+      auto first = bb::ParseInt(arg, value.substr(0, colon), 1, INT64_MAX / 2);
+      auto count = colon == std::string_view::npos
+                       ? Result<int64_t>(Status::InvalidArgument(
+                             fmt::format("--accounts: '{}' is not FIRST:COUNT", value)))
+                       : bb::ParseInt(arg, value.substr(colon + 1), 1, 1'000'000'000);
+      if (!first.ok()) return first.status();
+      if (!count.ok()) return count.status();
+      o.first_account = *first;
+      o.accounts = *count;
     } else if (arg == "--seconds") {
       auto s = bb::ParseDouble(arg, value, 0.1, 3600);
       if (!s.ok()) return s.status();

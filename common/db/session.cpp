@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 #include <libpq-fe.h>
+#include <poll.h>
 
 namespace bb::db {
 
@@ -16,7 +17,7 @@ std::string OneLine(std::string_view text) {
   std::string out(text);
   while (!out.empty() && (out.back() == '\n' || out.back() == ' ')) out.pop_back();
   for (char& c : out) {
-    if (c == '\n') c = ' ';
+    if (c == '\n' || c == '\t') c = ' ';
   }
   return out;
 }
@@ -302,9 +303,9 @@ struct Session::Impl {
     std::string message;
   };
 
-  // Sends the steps and a Sync in one write, then reads every result up to the Sync. Throws
-  // ConnectionLost when the connection breaks; an SQL error is returned in the Reply.
-  void Pipeline(std::initializer_list<Step> steps, Reply& reply) {
+  // Queues the steps and a Sync, and flushes what the socket takes (all of it, unless the
+  // connection is non-blocking). Throws ConnectionLost when the connection breaks.
+  void Send(std::initializer_list<Step> steps) {
     if (broken()) throw ConnectionLost("not connected to the database");
     ++counters.round_trips;
     constexpr std::size_t kMaxParams = 64;
@@ -325,25 +326,38 @@ struct Session::Impl {
         throw ConnectionLost(OneLine(PQerrorMessage(conn)));
       }
     }
-    if (PQpipelineSync(conn) != 1) throw ConnectionLost(OneLine(PQerrorMessage(conn)));
-    std::size_t i = 0;
-    for (; i < steps.size(); ++i) {
+    if (PQpipelineSync(conn) != 1 || PQflush(conn) < 0) {
+      throw ConnectionLost(OneLine(PQerrorMessage(conn)));
+    }
+  }
+
+  // Takes one step's first result into the reply (the step's later results and the null that
+  // ends them are the caller's to skip).
+  void Take(ResultPtr first, std::size_t i, Reply& reply) {
+    const ExecStatusType status = PQresultStatus(first.get());
+    if (status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK) {
+      reply.results[i] = std::move(first);
+    } else if (status == PGRES_PIPELINE_ABORTED) {
+      // Skipped after an earlier failure.
+    } else if (!reply.failed) {
+      reply.failed = true;
+      const char* state = PQresultErrorField(first.get(), PG_DIAG_SQLSTATE);
+      reply.sqlstate = state != nullptr ? state : "";
+      reply.message = OneLine(PQresultErrorMessage(first.get()));
+      if (reply.sqlstate.empty() && broken()) throw ConnectionLost(reply.message);
+    }
+  }
+
+  // Sends the steps and a Sync in one write, then waits for every result up to the Sync.
+  // Throws ConnectionLost when the connection breaks; an SQL error is returned in the Reply.
+  void Pipeline(std::initializer_list<Step> steps, Reply& reply) {
+    Send(steps);
+    for (std::size_t i = 0; i < steps.size(); ++i) {
       // Each step's results end with a null; the first is the one that counts.
       ResultPtr first(PQgetResult(conn));
       if (!first) throw ConnectionLost(OneLine(PQerrorMessage(conn)));
       while (PGresult* more = PQgetResult(conn)) PQclear(more);
-      const ExecStatusType status = PQresultStatus(first.get());
-      if (status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK) {
-        reply.results[i] = std::move(first);
-      } else if (status == PGRES_PIPELINE_ABORTED) {
-        // Skipped after an earlier failure.
-      } else if (!reply.failed) {
-        reply.failed = true;
-        const char* state = PQresultErrorField(first.get(), PG_DIAG_SQLSTATE);
-        reply.sqlstate = state != nullptr ? state : "";
-        reply.message = OneLine(PQresultErrorMessage(first.get()));
-        if (reply.sqlstate.empty() && broken()) throw ConnectionLost(reply.message);
-      }
+      Take(std::move(first), i, reply);
     }
     ResultPtr sync(PQgetResult(conn));
     if (!sync || PQresultStatus(sync.get()) != PGRES_PIPELINE_SYNC) {
@@ -357,6 +371,113 @@ struct Session::Impl {
     if (broken() || PQtransactionStatus(conn) != PQTRANS_INERROR) return;
     Reply reply;
     Pipeline({{kRollback.name, {}}}, reply);
+  }
+
+  // ---- the call in progress (StartCall, Progress) ----
+  struct CallState {
+    Isolation isolation = Isolation::kReadCommitted;
+    int max_retries = 0;
+    std::string_view statement;
+    std::vector<Param> params;
+    Finish finish = Finish::kCommit;
+    bool implicit = false;      // READ COMMITTED with kCommit: no BEGIN, no COMMIT
+    bool rolling_back = false;  // the pipeline in flight is the ROLLBACK of a failed block
+    std::size_t steps = 0;      // of the pipeline in flight
+    std::size_t step = 0;       // whose result comes next
+    bool after_result = false;  // the step's result is in; its closing null comes next
+    Reply reply;
+    TxnOutcome outcome;
+    bool active = false;
+  };
+  CallState call;
+
+  void SendCall() {
+    call.reply = Reply();
+    call.rolling_back = false;
+    call.step = 0;
+    call.after_result = false;
+    ++call.outcome.statements;
+    ++counters.statements;
+    if (call.implicit) {
+      call.steps = 1;
+      Send({{call.statement, call.params}});
+    } else {
+      call.steps = 3;
+      Send({{kBegin[static_cast<int>(call.isolation)].name, {}},
+            {call.statement, call.params},
+            {call.finish == Finish::kCommit ? kCommit.name : kRollback.name, {}}});
+    }
+  }
+
+  // Reads what has arrived; true once the call has ended (call.outcome says how).
+  bool Advance() {
+    if (PQconsumeInput(conn) != 1) throw ConnectionLost(OneLine(PQerrorMessage(conn)));
+    if (PQflush(conn) < 0) throw ConnectionLost(OneLine(PQerrorMessage(conn)));
+    while (!PQisBusy(conn)) {
+      ResultPtr r(PQgetResult(conn));
+      if (call.step < call.steps) {
+        if (!call.after_result) {
+          if (!r) throw ConnectionLost(OneLine(PQerrorMessage(conn)));
+          Take(std::move(r), call.step, call.reply);
+          call.after_result = true;
+        } else if (!r) {  // the null that ends the step
+          call.after_result = false;
+          ++call.step;
+        }
+        continue;
+      }
+      if (!r || PQresultStatus(r.get()) != PGRES_PIPELINE_SYNC) {
+        throw ConnectionLost(r ? OneLine(PQresultErrorMessage(r.get()))
+                               : OneLine(PQerrorMessage(conn)));
+      }
+      if (PipelineDone()) return true;
+    }
+    return false;
+  }
+
+  // The pipeline in flight has been read to its Sync: ends the call, or sends what follows.
+  bool PipelineDone() {
+    TxnOutcome& outcome = call.outcome;
+    if (call.rolling_back) {
+      // A failed call's block is closed; call.reply still holds the call's failure.
+      call.rolling_back = false;
+    } else if (!call.reply.failed) {
+      outcome.end = call.finish == Finish::kCommit ? TxnEnd::kCommitted : TxnEnd::kRolledBack;
+      return true;
+    } else if (PQtransactionStatus(conn) == PQTRANS_INERROR) {
+      call.rolling_back = true;
+      call.steps = 1;
+      call.step = 0;
+      call.after_result = false;
+      Reply failure = std::move(call.reply);
+      call.reply = Reply();
+      Send({{kRollback.name, {}}});
+      // The ROLLBACK's own reply is not the failure: keep the call's.
+      call.reply.failed = failure.failed;
+      call.reply.sqlstate = std::move(failure.sqlstate);
+      call.reply.message = std::move(failure.message);
+      return false;
+    }
+    outcome.message = call.reply.message;
+    if (call.reply.sqlstate == kFrameRollbackSqlstate) {
+      // "ERROR:  spec status -831 ..." from the frame function.
+      outcome.end = TxnEnd::kRolledBack;
+      const std::size_t at = call.reply.message.find("spec status ");
+      if (at != std::string::npos) {
+        outcome.rollback_status =
+            static_cast<int32_t>(ParseInt(std::string_view(call.reply.message).substr(at + 12)));
+      }
+      return true;
+    }
+    const bool retryable = call.reply.sqlstate == "40001" || call.reply.sqlstate == "40P01";
+    if (retryable && outcome.retries < call.max_retries) {
+      ++outcome.retries;
+      SendCall();
+      return false;
+    }
+    outcome.end = retryable ? TxnEnd::kRetryExhausted : TxnEnd::kDbError;
+    outcome.sqlstate = call.reply.sqlstate;
+    return true;
   }
 };
 
@@ -531,6 +652,69 @@ TxnOutcome Session::Run(Isolation isolation, int max_retries,
   }
 }
 
+Status Session::SetNonBlocking() {
+  if (impl_->broken() || PQsetnonblocking(impl_->conn, 1) != 0) {
+    return Status::Unavailable(
+        fmt::format("cannot make the database connection non-blocking: {}",
+                    impl_->conn ? OneLine(PQerrorMessage(impl_->conn)) : "not connected"));
+  }
+  return Status::Ok();
+}
+
+int Session::socket() const { return impl_->broken() ? -1 : PQsocket(impl_->conn); }
+
+bool Session::WantsWrite() const {
+  return !impl_->broken() && PQisnonblocking(impl_->conn) && PQflush(impl_->conn) == 1;
+}
+
+void Session::StartCall(Isolation isolation, int max_retries, std::string_view statement,
+                        std::span<const Param> params, Finish finish) {
+  Impl::CallState& c = impl_->call;
+  c.isolation = isolation;
+  c.max_retries = max_retries;
+  c.statement = statement;
+  c.params.assign(params.begin(), params.end());
+  c.finish = finish;
+  c.implicit = isolation == Isolation::kReadCommitted && finish == Finish::kCommit;
+  c.outcome = TxnOutcome();
+  c.active = true;
+  try {
+    impl_->SendCall();
+  } catch (const ConnectionLost& e) {
+    c.outcome.end = TxnEnd::kConnectionLost;
+    c.outcome.message = e.what();
+  }
+}
+
+bool Session::Progress(TxnOutcome& outcome, QueryResult& rows) {
+  Impl::CallState& c = impl_->call;
+  if (!c.active) return false;
+  bool done = c.outcome.end == TxnEnd::kConnectionLost;  // StartCall could not send
+  if (!done) {
+    try {
+      done = impl_->Advance();
+    } catch (const ConnectionLost& e) {
+      c.outcome.end = TxnEnd::kConnectionLost;
+      c.outcome.message = e.what();
+      done = true;
+    }
+  }
+  if (!done) return false;
+  c.active = false;
+  if (c.outcome.end == TxnEnd::kConnectionLost) impl_->Close();
+  outcome = std::move(c.outcome);
+  const bool has_rows = (outcome.end == TxnEnd::kCommitted || outcome.end == TxnEnd::kRolledBack) &&
+                        outcome.rollback_status == 0;
+  if (has_rows) {
+    auto result = std::make_shared<QueryResult::Impl>();
+    result->result = std::move(c.reply.results[c.implicit ? 0 : 1]);
+    rows = QueryResult(std::move(result));
+  } else {
+    rows = QueryResult();
+  }
+  return true;
+}
+
 TxnOutcome Session::Call(Isolation isolation, int max_retries, std::string_view statement,
                          std::span<const Param> params, Finish finish, QueryResult& rows) {
   TxnOutcome outcome;
@@ -539,48 +723,13 @@ TxnOutcome Session::Call(Isolation isolation, int max_retries, std::string_view 
     outcome.message = "not connected to the database";
     return outcome;
   }
-  const bool implicit = isolation == Isolation::kReadCommitted && finish == Finish::kCommit;
-  for (int attempt = 0;; ++attempt) {
-    ++outcome.statements;
-    ++impl_->counters.statements;
-    Impl::Reply reply;
-    try {
-      if (implicit) {
-        impl_->Pipeline({{statement, params}}, reply);
-      } else {
-        impl_->Pipeline({{kBegin[static_cast<int>(isolation)].name, {}},
-                         {statement, params},
-                         {finish == Finish::kCommit ? kCommit.name : kRollback.name, {}}},
-                        reply);
-      }
-      if (!reply.failed) {
-        auto result = std::make_shared<QueryResult::Impl>();
-        result->result = std::move(reply.results[implicit ? 0 : 1]);
-        rows = QueryResult(std::move(result));
-        outcome.end = finish == Finish::kCommit ? TxnEnd::kCommitted : TxnEnd::kRolledBack;
-        return outcome;
-      }
-      impl_->EndFailedBlock();
-    } catch (const ConnectionLost& e) {
-      outcome.end = TxnEnd::kConnectionLost;
-      outcome.message = e.what();
-      impl_->Close();
-      return outcome;
-    }
-    outcome.message = reply.message;
-    if (reply.sqlstate == kFrameRollbackSqlstate) {
-      // "ERROR:  spec status -831 ..." from the frame function.
-      outcome.end = TxnEnd::kRolledBack;
-      const std::size_t at = reply.message.find("spec status ");
-      if (at != std::string::npos) {
-        outcome.rollback_status =
-            static_cast<int32_t>(ParseInt(std::string_view(reply.message).substr(at + 12)));
-      }
-      rows = QueryResult();
-      return outcome;
-    }
-    if (!Classify(reply.sqlstate, attempt, max_retries, outcome)) return outcome;
+  StartCall(isolation, max_retries, statement, params, finish);
+  while (!Progress(outcome, rows)) {
+    pollfd p{socket(), static_cast<short>(POLLIN | (WantsWrite() ? POLLOUT : 0)), 0};
+    if (p.fd < 0) continue;  // broken: Progress says so next
+    ::poll(&p, 1, -1);
   }
+  return outcome;
 }
 
 }  // namespace bb::db

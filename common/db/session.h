@@ -169,6 +169,19 @@ class Session {
   TxnOutcome Call(Isolation isolation, int max_retries, std::string_view statement,
                   std::span<const Param> params, Finish finish, QueryResult& rows);
 
+  // Call in steps, for an event loop that serves many sessions on one thread: StartCall sends
+  // the call without waiting (the parameters are copied; `statement` must outlive the call);
+  // then, whenever socket() is readable (or writable, while WantsWrite()), Progress() reads
+  // what has come, sends what follows (a ROLLBACK, a retry) and returns true once the call has
+  // ended, with `outcome` and `rows` set as Call sets them. One call at a time, and no Run or
+  // Call while one is in progress. SetNonBlocking first, so that no send ever waits.
+  Status SetNonBlocking();
+  void StartCall(Isolation isolation, int max_retries, std::string_view statement,
+                 std::span<const Param> params, Finish finish);
+  bool Progress(TxnOutcome& outcome, QueryResult& rows);
+  bool WantsWrite() const;
+  int socket() const;  // -1 when not connected
+
   // Opens a new connection and prepares the statements again, after kConnectionLost.
   Status Reconnect();
   // False after a lost connection, until Reconnect succeeds.

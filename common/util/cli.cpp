@@ -114,6 +114,13 @@ Result<int64_t> ParseDurationSeconds(std::string_view option, std::string_view t
 }
 
 Result<HostPort> ParseHostPort(std::string_view option, std::string_view text) {
+  if (text.starts_with("unix:")) {
+    // sockaddr_un holds 108 bytes with the terminating NUL.
+    if (text.size() == 5 || text.size() - 5 > 107) {
+      return Invalid(option, text, "unix:PATH with a path of 1 to 107 bytes");
+    }
+    return HostPort::Unix(std::string(text.substr(5)));
+  }
   auto colon = text.rfind(':');
   if (colon == std::string_view::npos || colon == 0) {
     return Invalid(option, text, "host:port");
@@ -126,6 +133,14 @@ Result<HostPort> ParseHostPort(std::string_view option, std::string_view text) {
   auto port = ParseInt(option, text.substr(colon + 1), 1, 65535);
   if (!port.ok()) return Invalid(option, text, "host:port with a port from 1 to 65535");
   return HostPort{std::string(host), static_cast<uint16_t>(*port)};
+}
+
+std::string ToString(const HostPort& address) {
+  if (address.is_unix()) return "unix:" + address.path;
+  if (address.host.find(':') != std::string::npos) {
+    return fmt::format("[{}]:{}", address.host, address.port);
+  }
+  return fmt::format("{}:{}", address.host, address.port);
 }
 
 }  // namespace bb

@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "common/util/status.h"
 
@@ -68,11 +69,25 @@ auto ParseCommandLine(int argc, char** argv, std::string_view program, std::stri
   return std::move(parsed).value();
 }
 
-// host:port, with the port in 1..65535. "[::1]:5000" for IPv6 literals.
+// Where a program listens or connects: host:port, with the port in 1..65535 ("[::1]:5000" for
+// IPv6 literals), or "unix:PATH", a Unix-domain socket (cheaper than loopback TCP when every
+// program runs on one host).
 struct HostPort {
+  HostPort() = default;
+  HostPort(std::string h, uint16_t p) : host(std::move(h)), port(p) {}
+  static HostPort Unix(std::string path) {
+    HostPort address;
+    address.path = std::move(path);
+    return address;
+  }
+  bool is_unix() const { return !path.empty(); }
+
   std::string host;
   uint16_t port = 0;
+  std::string path;  // the Unix-domain socket's path; when set, host and port are unused
 };
 Result<HostPort> ParseHostPort(std::string_view option, std::string_view text);
+// "host:port", "[v6]:port" or "unix:PATH", as ParseHostPort reads it.
+std::string ToString(const HostPort& address);
 
 }  // namespace bb

@@ -63,6 +63,20 @@ TEST(ParseHostPort, SplitsHostAndPort) {
             "--listen: 'localhost:70000' is not host:port with a port from 1 to 65535");
 }
 
+TEST(ParseHostPort, ReadsUnixSocketPathsAndWritesAddressesBack) {
+  auto u = ParseHostPort("--bh", "unix:/tmp/bb/bh.sock");
+  ASSERT_TRUE(u.ok());
+  EXPECT_TRUE(u->is_unix());
+  EXPECT_EQ(u->path, "/tmp/bb/bh.sock");
+  EXPECT_EQ(ToString(*u), "unix:/tmp/bb/bh.sock");
+  EXPECT_EQ(ParseHostPort("--bh", "unix:").status().message(),
+            "--bh: 'unix:' is not unix:PATH with a path of 1 to 107 bytes");
+  EXPECT_FALSE(ParseHostPort("--bh", "unix:/" + std::string(107, 'x')).ok());
+  EXPECT_EQ(ToString(*ParseHostPort("--bh", "[::1]:5")), "[::1]:5");
+  EXPECT_EQ(ToString(*ParseHostPort("--bh", "10.0.0.1:30000")), "10.0.0.1:30000");
+  EXPECT_FALSE(ParseHostPort("--bh", "10.0.0.1:30000")->is_unix());
+}
+
 }  // namespace
 }  // namespace bb
 

@@ -55,7 +55,7 @@ read_run_config() {
     local last=$((${#CFG_CE_HOSTS[@]} - 1))
     case "${section}:${key}" in
       test:customers | test:initial_trade_days | test:scale_factor | test:ramp_up | test:duration | \
-        test:pacing | test:seed | test:db_workers | test:comment)
+        test:pacing | test:seed | test:db_workers | test:frames | test:comment)
         CFG_TEST_ARGS+=("--${key//_/-}" "${value}") ;;
       database:conninfo) CFG_CONNINFO="${value}" ;;
       database:host) CFG_DB_HOST="${value}" ;;

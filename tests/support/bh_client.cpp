@@ -11,10 +11,18 @@ namespace pr = protocol;
 BhClient::BhClient() : socket_(io_) {}
 
 Status BhClient::Connect(const std::string& host, uint16_t port) {
+  return Connect(HostPort(host, port));
+}
+
+Status BhClient::Connect(const HostPort& address) {
+  auto endpoint = EndpointOf(io_, address, "connect");
+  if (!endpoint.ok()) return endpoint.status();
   error_code ec;
-  socket_.connect(asio::ip::tcp::endpoint(asio::ip::make_address(host), port), ec);
-  if (ec) return Status::Unavailable(fmt::format("connect {}:{}: {}", host, port, ec.message()));
-  socket_.set_option(asio::ip::tcp::no_delay(true), ec);
+  socket_.connect(*endpoint, ec);
+  if (ec) {
+    return Status::Unavailable(fmt::format("connect {}: {}", ToString(address), ec.message()));
+  }
+  SetNoDelay(socket_);
   return Status::Ok();
 }
 
@@ -66,7 +74,7 @@ Result<pr::Frame> BhClient::ReadFrame() {
 
 void BhClient::ShutdownSend() {
   error_code ec;
-  socket_.shutdown(asio::ip::tcp::socket::shutdown_send, ec);
+  socket_.shutdown(StreamSocket::shutdown_send, ec);
 }
 
 void BhClient::Close() {

@@ -11,7 +11,9 @@
 
 #include "common/protocol/codec.h"
 #include "common/util/asio.h"
+#include "common/util/cli.h"
 #include "common/util/status.h"
+#include "common/util/stream_socket.h"
 
 namespace bb::testing {
 
@@ -19,6 +21,7 @@ class BhClient {
  public:
   BhClient();
   Status Connect(const std::string& host, uint16_t port);
+  Status Connect(const HostPort& address);  // TCP or unix:PATH
   // Sends a hello with this sizing; an error unless it is accepted.
   Status Hello(int64_t customers, int32_t scale_factor, int32_t initial_trade_days);
   // Sends a message and reads the reply frame to the same request id.
@@ -31,7 +34,7 @@ class BhClient {
 
  private:
   asio::io_context io_;
-  asio::ip::tcp::socket socket_;
+  StreamSocket socket_;
   uint64_t next_id_ = 1;
   std::vector<uint8_t> buffer_;
 };

@@ -24,6 +24,7 @@ use BrokerBench::Stats qw(nearest_rank mean summary PERCENTILE_METHOD);
 use BrokerBench::Csv qw(parse_csv read_csv read_run_conf);
 use BrokerBench::MixLog qw(new_store read_mix_log B_START B_RESP B_OUTCOME B_RETRIES B_WAIT);
 use BrokerBench::Cpu qw(cpu_stats);
+use BrokerBench::BhStats qw(bh_stats);
 
 our @EXPORT_OK = qw(analyze utc_time floor2);
 
@@ -112,6 +113,7 @@ sub analyze {
   database($r);
   system_stats($r);
   cpu_stats($r, $store);
+  bh_stats($r);
   market_emulator($r, $store);
   verdict($r);
   delete $r->{_problem};

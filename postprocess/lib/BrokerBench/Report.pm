@@ -66,6 +66,7 @@ sub build_sections {
   push @s, cpu_section($r);
   push @s, database_section($r);
   push @s, system_section($r);
+  push @s, bh_section($r);
   push @s, mee_section($r);
   push @s, $plots ? plots_section($r, $plots)
                  : { id => 'plots', title => 'Plots',
@@ -432,6 +433,36 @@ sub cpu_section {
   return { id => 'cpu', title => 'Where the CPU went', blocks => \@blocks };
 }
 
+sub bh_section {
+  my ($r) = @_;
+  my $bh = $r->{bh};
+  my @blocks;
+  if (!@{ $bh->{hosts} }) {
+    push @blocks, { t => 'p', text => 'Not available (' . ($bh->{why} // 'no readable '
+                                      . 'bh/<host>/bh-stats.csv') . ').' };
+  }
+  for my $h (@{ $bh->{hosts} }) {
+    my $f = sub { defined $_[0] ? sprintf($_[1], $_[0]) : '-' };
+    my @rows = map {
+      my $t = $h->{types}{$_};
+      [$NAME{$_}, $_, $t->{requests}, $f->($t->{round_trips_per_txn}, '%.2f'),
+       $f->($t->{statements_per_txn}, '%.2f'), $t->{retries}, $f->($t->{server_ms_avg}, '%.3f')]
+    } grep { $h->{types}{$_} } @ALL_CODES;
+    push @blocks, { t => 'p', text => "Host $h->{host}:" },
+                  { t => 'table', head => ['Transaction', 'Code', 'Requests', 'Round trips/txn',
+                                           'Statements/txn', 'Retries', 'Server ms (avg)'],
+                    align => [qw(l l r r r r r)], rows => \@rows };
+  }
+  push @blocks, { t => 'p', text => "The Brokerage House's own totals over the whole run "
+                  . '(bh/<host>/bh-stats.csv), ramp-up included. A round trip is a group of '
+                  . 'statements sent to PostgreSQL together and answered before the next: '
+                  . 'with server-side frames a transaction is one (BEGIN, the call and COMMIT '
+                  . 'together), with client-side frames one per statement. Retries and failed '
+                  . 'attempts count. Server time includes the wait for a database worker.'
+                  . (defined $r->{settings}{frames} ? " This run: $r->{settings}{frames}-side frames." : '') };
+  return { id => 'bh', title => 'Brokerage House: database work per transaction', blocks => \@blocks };
+}
+
 sub mee_section {
   my ($r) = @_;
   my $m = $r->{mee};
@@ -501,7 +532,7 @@ sub problem_text {
 }
 
 my @SETTING_KEYS = qw(format customers scale_factor initial_trade_days users ramp_up_s
-                      duration_s pacing_s seed db_workers db_name comment started_utc
+                      duration_s pacing_s seed db_workers frames transport db_name comment started_utc
                       kit_commit command status);
 
 sub settings_section {
