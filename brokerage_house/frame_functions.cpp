@@ -1,5 +1,13 @@
 // The server-side frames: installing the PL/pgSQL functions of frames/sql/ (compiled into the
 // program by cmake/EmbedText.cmake) into the database.
+//
+// Every function is declared with enable_seqscan, enable_hashjoin and enable_mergejoin off:
+// its statements, each about a few rows, reach the tables that grow with the database through
+// index lookups at every size (nested loops). At 1000 customers the planner would rather read
+// a one-page BROKER or an 800-row LAST_TRADE whole (by a scan, or by a full index scan for a
+// merge join), which costs little there, grows with every customer, and under SERIALIZABLE
+// locks the whole table against every concurrent writer (Trade-Result's retry storm;
+// BENCHMARKS.md). The plan guard (tests/plan_guard_db_test.cpp) holds the functions to it.
 #include <array>
 #include <cstdint>
 #include <string>

@@ -42,6 +42,23 @@ constexpr std::array<std::string_view, kTableCount> kNames = {
 
 std::string_view TableName(Table table) { return kNames[static_cast<std::size_t>(table)]; }
 
+bool IsFixedSize(Table table) {
+  switch (table) {
+    case Table::kCharge:
+    case Table::kCommissionRate:
+    case Table::kExchange:
+    case Table::kIndustry:
+    case Table::kSector:
+    case Table::kStatusType:
+    case Table::kTaxrate:
+    case Table::kTradeType:
+    case Table::kZipCode:
+      return true;
+    default:
+      return false;
+  }
+}
+
 std::array<Table, kTableCount> AllTables() {
   std::array<Table, kTableCount> all{};
   for (int i = 0; i < kTableCount; ++i) all[i] = static_cast<Table>(i);

@@ -135,7 +135,11 @@ constexpr PreparedStatement kCommit{"bb_session_commit", "COMMIT"};
 constexpr PreparedStatement kRollback{"bb_session_rollback", "ROLLBACK"};
 
 // Notices (e.g. "there is no transaction in progress") are not errors; libpq would print them.
-void IgnoreNotice(void*, const PGresult*) {}
+// They go to the session's notice sink when it has one (SetNoticeSink), else nowhere.
+void ForwardNotice(void* sink, const PGresult* notice) {
+  const auto& to = *static_cast<const std::function<void(std::string_view)>*>(sink);
+  if (to) to(PQresultErrorMessage(notice));
+}
 
 }  // namespace
 
@@ -279,6 +283,7 @@ struct Session::Impl {
   std::vector<PreparedStatement> statements;
   PGconn* conn = nullptr;
   Counters counters;
+  std::function<void(std::string_view)> notice_sink;
 
   ~Impl() { Close(); }
   void Close() {
@@ -528,6 +533,10 @@ Result<std::unique_ptr<Session>> Session::Open(const std::string& conninfo,
   return session;
 }
 
+void Session::SetNoticeSink(std::function<void(std::string_view message)> sink) {
+  impl_->notice_sink = std::move(sink);
+}
+
 Status Session::Reconnect() {
   impl_->Close();
   char* parse_error = nullptr;
@@ -547,7 +556,7 @@ Status Session::Reconnect() {
         fmt::format("cannot connect to the database ({}): {}",
                     impl_->conninfo.empty() ? "PG* defaults" : impl_->conninfo, why));
   }
-  PQsetNoticeReceiver(impl_->conn, IgnoreNotice, nullptr);
+  PQsetNoticeReceiver(impl_->conn, ForwardNotice, &impl_->notice_sink);
   auto prepare = [&](const PreparedStatement& statement) -> Status {
     const std::string name(statement.name);
     const std::string sql(statement.sql);

@@ -182,6 +182,10 @@ class Session {
   bool WantsWrite() const;
   int socket() const;  // -1 when not connected
 
+  // Notices and log messages the server sends (auto_explain's plans with
+  // client_min_messages = log, say), one message each, to `sink` instead of nowhere.
+  void SetNoticeSink(std::function<void(std::string_view message)> sink);
+
   // Opens a new connection and prepares the statements again, after kConnectionLost.
   Status Reconnect();
   // False after a lost connection, until Reconnect succeeds.

@@ -6,7 +6,20 @@ CREATE INDEX i_wl_c_id ON watch_list (wl_c_id);
 -- Security-Detail reads a security's days from a start date on.
 CREATE INDEX i_dm_s_symb_date ON daily_market (dm_s_symb, dm_date);
 CREATE INDEX i_tr_s_symb ON trade_request (tr_s_symb);
+-- Broker-Volume: the pending requests of the brokers it names, found by name.
+CREATE INDEX i_tr_b_id ON trade_request (tr_b_id);
+CREATE INDEX i_b_name ON broker (b_name);
 CREATE INDEX i_t_st_id ON trade (t_st_id);
+-- Trade-Result (SERIALIZABLE) finds its trade by this hash index, not by the primary key: a
+-- B-tree leaf page holds some 400 neighbouring trade ids, so every Trade-Result's read of it
+-- took a predicate lock on the page that holds all the trades still in flight, and every
+-- other Trade-Result's update of its trade (a new index entry: T_ST_ID and T_DTS change, so
+-- the update is not HOT) wrote into that page. Two concurrent Trade-Results were thus a
+-- read/write cycle and one was cancelled: 1 533 to 11 815 retries per 2-minute saturating run
+-- on 1000 customers. A hash index locks one bucket of hundreds of thousands (measured:
+-- BENCHMARKS.md, "Trade-Result at saturation"). The planner picks it for t_id = $1 (cost 2.2
+-- against the B-tree's 8.5).
+CREATE INDEX i_t_id_hash ON trade USING hash (t_id);
 -- Trade-Lookup/Trade-Update frames 2 and 3, Customer-Position, Trade-Status: an account's
 -- or a symbol's trades in time order.
 CREATE INDEX i_t_ca_id_dts ON trade (t_ca_id, t_dts);

@@ -9,7 +9,8 @@ CREATE OR REPLACE FUNCTION bb_broker_volume(
     p_broker_names varchar[], p_sector_name varchar,
     OUT status integer,
     OUT broker_names text[], OUT volumes numeric[])
-LANGUAGE plpgsql STABLE AS $$
+LANGUAGE plpgsql STABLE
+SET enable_seqscan = off SET enable_hashjoin = off SET enable_mergejoin = off AS $$
 BEGIN
   -- Frame 1.
   SELECT array_agg(v.b_name), array_agg(v.volume)

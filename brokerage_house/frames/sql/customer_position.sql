@@ -20,7 +20,8 @@ CREATE OR REPLACE FUNCTION bb_customer_position(
     OUT acct_ids bigint[], OUT cash_bals numeric[], OUT asset_totals numeric[],
     OUT hist_trade_ids bigint[], OUT hist_symbols text[], OUT hist_qtys integer[],
     OUT hist_statuses text[], OUT hist_dtss timestamp[])
-LANGUAGE plpgsql STABLE AS $$
+LANGUAGE plpgsql STABLE
+SET enable_seqscan = off SET enable_hashjoin = off SET enable_mergejoin = off AS $$
 DECLARE
   v_acct_len integer;
   v_hist_len integer;

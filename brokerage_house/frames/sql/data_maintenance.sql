@@ -9,7 +9,8 @@ CREATE OR REPLACE FUNCTION bb_data_maintenance(
     p_table_name text, p_acct_id bigint, p_c_id bigint, p_co_id bigint, p_symbol text,
     p_day_of_month integer, p_vol_incr integer, p_tx_id text, p_now timestamp,
     OUT status integer)
-LANGUAGE plpgsql VOLATILE AS $$
+LANGUAGE plpgsql VOLATILE
+SET enable_seqscan = off SET enable_hashjoin = off SET enable_mergejoin = off AS $$
 BEGIN
   status := 0;
   IF p_table_name = 'ACCOUNT_PERMISSION' THEN

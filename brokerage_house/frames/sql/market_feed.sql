@@ -16,7 +16,8 @@ CREATE OR REPLACE FUNCTION bb_market_feed(
     OUT num_updated integer,
     OUT trade_ids bigint[], OUT symbols text[], OUT bid_prices numeric[],
     OUT trade_type_ids text[], OUT trade_qtys integer[])
-LANGUAGE plpgsql VOLATILE AS $$
+LANGUAGE plpgsql VOLATILE
+SET enable_seqscan = off SET enable_hashjoin = off SET enable_mergejoin = off AS $$
 DECLARE
   v_updated integer;
   v_ids bigint[];

@@ -10,7 +10,8 @@ CREATE OR REPLACE FUNCTION bb_market_watch(
     p_ending_co_id bigint, p_start_date date,
     OUT status integer,
     OUT pct_change double precision)
-LANGUAGE plpgsql STABLE AS $$
+LANGUAGE plpgsql STABLE
+SET enable_seqscan = off SET enable_hashjoin = off SET enable_mergejoin = off AS $$
 BEGIN
   status := 0;
   -- Frame 1. The spec's order of precedence when more than one is set: watch list, industry,

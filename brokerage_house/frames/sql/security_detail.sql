@@ -37,7 +37,8 @@ CREATE OR REPLACE FUNCTION bb_security_detail(
     OUT day_lows numeric[], OUT day_vols bigint[],
     OUT news_items bytea[], OUT news_dtss timestamp[], OUT news_sources text[],
     OUT news_authors text[], OUT news_headlines text[], OUT news_summaries text[])
-LANGUAGE plpgsql STABLE AS $$
+LANGUAGE plpgsql STABLE
+SET enable_seqscan = off SET enable_hashjoin = off SET enable_mergejoin = off AS $$
 DECLARE
   v_co_id bigint;
 BEGIN

@@ -6,7 +6,8 @@
 CREATE OR REPLACE FUNCTION bb_trade_cleanup(
     p_st_canceled_id text, p_st_submitted_id text, p_start_trade_id bigint, p_now timestamp,
     OUT status integer)
-LANGUAGE plpgsql VOLATILE AS $$
+LANGUAGE plpgsql VOLATILE
+SET enable_seqscan = off SET enable_hashjoin = off SET enable_mergejoin = off AS $$
 DECLARE
   v_requests bigint;  -- pending orders canceled
 BEGIN

@@ -23,7 +23,8 @@ CREATE OR REPLACE FUNCTION bb_trade_lookup(
     OUT info_ct_names text[], OUT info_th_dtss timestamp[], OUT info_th_st_ids text[],
     OUT hh_holding_trade_ids bigint[], OUT hh_trade_ids bigint[], OUT hh_before_qtys integer[],
     OUT hh_after_qtys integer[])
-LANGUAGE plpgsql STABLE AS $$
+LANGUAGE plpgsql STABLE
+SET enable_seqscan = off SET enable_hashjoin = off SET enable_mergejoin = off AS $$
 DECLARE
   v_num_found integer;  -- trades found by frames 1-3: one per distinct row key
 BEGIN

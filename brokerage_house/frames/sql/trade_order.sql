@@ -17,7 +17,8 @@ CREATE OR REPLACE FUNCTION bb_trade_order(
     OUT status integer,
     OUT trade_id bigint, OUT buy_value numeric, OUT sell_value numeric, OUT tax_amount numeric,
     OUT request_symbol text, OUT request_price numeric, OUT request_is_market boolean)
-LANGUAGE plpgsql VOLATILE AS $$
+LANGUAGE plpgsql VOLATILE
+SET enable_seqscan = off SET enable_hashjoin = off SET enable_mergejoin = off AS $$
 DECLARE
   v_ca_name text;
   v_broker_id bigint;

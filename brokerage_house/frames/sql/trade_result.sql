@@ -8,11 +8,18 @@
 -- and each value the client rounds (tax, commission) is rounded to cents half away from zero,
 -- which is what the client's "+ half, then divide" does for the positive values it rounds.
 -- cust_id comes back for the caller to derive the customer's load unit.
+--
+-- Under SERIALIZABLE, what this function reads by a scan it locks for the whole transaction
+-- against every concurrent Trade-Result's writes; so every read goes through an index
+-- (enable_seqscan = off: BROKER is one page at 1000 customers and was scanned whole, which
+-- cancelled most concurrent Trade-Results) and the trade by its hash index (i_t_id_hash in
+-- loader/sql/3-indexes.sql).
 CREATE OR REPLACE FUNCTION bb_trade_result(
     p_trade_id bigint, p_trade_price numeric, p_now timestamp,
     OUT status integer,
     OUT acct_id bigint, OUT acct_bal numeric, OUT cust_id bigint)
-LANGUAGE plpgsql VOLATILE AS $$
+LANGUAGE plpgsql VOLATILE
+SET enable_seqscan = off SET enable_hashjoin = off SET enable_mergejoin = off AS $$
 DECLARE
   v_acct_id bigint;
   v_type_id text;

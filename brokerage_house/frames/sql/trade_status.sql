@@ -11,7 +11,8 @@ CREATE OR REPLACE FUNCTION bb_trade_status(
     OUT trade_ids bigint[], OUT trade_dtss timestamp[], OUT status_names text[],
     OUT type_names text[], OUT symbols text[], OUT trade_qtys integer[], OUT exec_names text[],
     OUT charges numeric[], OUT s_names text[], OUT ex_names text[])
-LANGUAGE plpgsql STABLE AS $$
+LANGUAGE plpgsql STABLE
+SET enable_seqscan = off SET enable_hashjoin = off SET enable_mergejoin = off AS $$
 BEGIN
   SELECT array_agg(t.t_id), array_agg(t.t_dts), array_agg(t.st_name), array_agg(t.tt_name),
          array_agg(t.t_s_symb), array_agg(t.t_qty), array_agg(t.t_exec_name),

@@ -23,7 +23,8 @@ CREATE OR REPLACE FUNCTION bb_trade_update(
     OUT info_type_names text[], OUT info_se_amts numeric[], OUT info_se_cash_due_dates date[],
     OUT info_se_cash_types text[], OUT info_ct_amts numeric[], OUT info_ct_dtss timestamp[],
     OUT info_ct_names text[], OUT info_th_dtss timestamp[], OUT info_th_st_ids text[])
-LANGUAGE plpgsql VOLATILE AS $$
+LANGUAGE plpgsql VOLATILE
+SET enable_seqscan = off SET enable_hashjoin = off SET enable_mergejoin = off AS $$
 DECLARE
   v_num_found integer;  -- trades found: one per distinct row key
 BEGIN

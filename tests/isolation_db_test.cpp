@@ -1,0 +1,215 @@
+// Isolation tests after spec clause 7.4.2 (reference §6.3), in both frame modes: two
+// Trade-Results (L3, SERIALIZABLE) interleaved at the boundary the clause names, after frame
+// 1 has read the holding summary and before frame 2 writes it, and a read at L1 beside a
+// Trade-Result that has written but not committed.
+//
+// The pause: a third session holds HOLDING_SUMMARY (or CUSTOMER_ACCOUNT) in EXCLUSIVE mode,
+// which lets every read through and stops the first write. Each Trade-Result runs on its own
+// thread and session; the test waits (on pg_stat_activity, bounded) until both are stopped
+// at that write, so both have read before either writes, then lets them go. Whatever order
+// they then take, the anomaly must not happen: both trades are in the holding summary, the
+// account's balance has both settlements, no update is lost. The Brokerage House retries a
+// serialization failure (FrameOptions::max_retries), as a run does.
+#include <chrono>
+#include <string>
+#include <thread>
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include "brokerage_house/frame_runner.h"
+#include "common/db/connection.h"
+#include "loader/loader.h"
+#include "tests/support/test_cluster.h"
+
+namespace bb {
+namespace {
+
+constexpr workload::Sizing kSizing{.customers = 1000, .scale_factor = 500, .initial_trade_days = 1};
+
+std::string One(db::Connection& conn, const std::string& sql) {
+  auto rows = conn.Query(sql);
+  EXPECT_TRUE(rows.ok()) << rows.status().message() << " in " << sql;
+  if (!rows.ok() || rows->values.empty() || !rows->values[0][0]) return "";
+  return *rows->values[0][0];
+}
+
+class Isolation : public ::testing::TestWithParam<bh::FrameMode> {
+ protected:
+  static void SetUpTestSuite() {
+    auto created = testing::CreateDatabase("isolation");
+    ASSERT_TRUE(created.ok()) << created.status().message();
+    conninfo_ = *created;
+    auto loaded = loader::Load(loader::LoadOptions{kSizing, conninfo_, 2, false, {}}, nullptr);
+    ASSERT_TRUE(loaded.ok()) << loaded.status().message();
+    Status installed = bh::InstallFrameFunctions(conninfo_);
+    ASSERT_TRUE(installed.ok()) << installed.message();
+  }
+
+  void SetUp() override {
+    ASSERT_FALSE(conninfo_.empty()) << "the database was not set up";
+    auto conn = db::Connection::Open(conninfo_);
+    ASSERT_TRUE(conn.ok()) << conn.status().message();
+    admin_ = std::move(conn).value();
+    auto blocker = db::Connection::Open(conninfo_);
+    ASSERT_TRUE(blocker.ok()) << blocker.status().message();
+    blocker_ = std::move(blocker).value();
+  }
+
+  // A submitted market buy of `qty` shares of `symbol` for `account`, as Trade-Order leaves
+  // it for the market; its id.
+  int64_t SubmitBuy(int64_t account, const std::string& symbol, int qty) {
+    return std::stoll(
+        One(*admin_,
+            fmt::format(
+                "INSERT INTO trade (t_id, t_dts, t_st_id, t_tt_id, t_is_cash, t_s_symb, t_qty, "
+                "t_bid_price, t_ca_id, t_exec_name, t_trade_price, t_chrg, t_comm, t_tax, t_lifo) "
+                "VALUES (nextval('seq_trade_id'), now(), 'SBMT', 'TMB', true, '{}', {}, 25.00, {}, "
+                "'isolation test', NULL, 5.00, 0, 0, false) RETURNING t_id",
+                symbol, qty, account)));
+  }
+
+  // The pids of this database's sessions waiting for a lock, once `count` of them are (at most
+  // 30 s); false if they never were.
+  bool WaitForLockWaiters(int count) {
+    for (int i = 0; i < 3000; ++i) {
+      const std::string waiting =
+          One(*admin_,
+              "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND "
+              "wait_event_type = 'Lock' AND pid <> pg_backend_pid()");
+      if (waiting == std::to_string(count)) return true;
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    return false;
+  }
+
+  // A Trade-Result of `trade` at 25.00 on its own session and thread; its reply once joined.
+  // The session opens before the blocker locks anything: preparing the client-side frames'
+  // statements takes the locks their writes need.
+  struct Running {
+    std::unique_ptr<db::Session> session;
+    protocol::TradeResultOutput out;
+    std::thread thread;
+  };
+  void Open(Running& r) {
+    auto session = db::Session::Open(conninfo_, bh::FrameRunner::Statements(GetParam()));
+    ASSERT_TRUE(session.ok()) << session.status().message();
+    r.session = std::move(session).value();
+  }
+  void Start(Running& r, int64_t trade) {
+    r.thread = std::thread([&r, trade, mode = GetParam()] {
+      bh::FrameOptions options;
+      options.mode = mode;
+      bh::FrameRunner runner(*r.session, options);
+      protocol::TradeResultInput in;
+      in.trade_id = trade;
+      in.trade_price = 2500;
+      r.out = runner.Run(in);
+    });
+  }
+
+  // Two Trade-Results of the same account and symbol (100 and 200 shares), both stopped at
+  // their first write to `table` until both have read; then both must commit and count.
+  void TwoTradeResults(int64_t account, const std::string& symbol, const std::string& table) {
+    const std::string qty_before =
+        One(*admin_, fmt::format("SELECT coalesce((SELECT hs_qty FROM holding_summary WHERE "
+                                 "hs_ca_id = {} AND hs_s_symb = '{}'), 0)",
+                                 account, symbol));
+    const std::string bal_before =
+        One(*admin_, fmt::format("SELECT ca_bal FROM customer_account WHERE ca_id = {}", account));
+    const int64_t first = SubmitBuy(account, symbol, 100);
+    const int64_t second = SubmitBuy(account, symbol, 200);
+
+    Running a, b;
+    Open(a);
+    Open(b);
+    ASSERT_TRUE(
+        blocker_->Execute(fmt::format("BEGIN; LOCK TABLE {} IN EXCLUSIVE MODE", table)).ok());
+    Start(a, first);
+    const bool a_waits = WaitForLockWaiters(1);
+    Start(b, second);
+    const bool b_waits = WaitForLockWaiters(2);
+    ASSERT_TRUE(blocker_->Execute("COMMIT").ok());
+    a.thread.join();
+    b.thread.join();
+    ASSERT_TRUE(a_waits && b_waits) << "the Trade-Results did not both stop at the write to "
+                                    << table << " (waiting: " << a_waits << ", " << b_waits << ")";
+
+    for (const Running* r : {&a, &b}) {
+      EXPECT_EQ(r->out.status.outcome, protocol::Outcome::kOk) << r->out.status.detail;
+      EXPECT_EQ(r->out.status.spec_status, 0);
+    }
+    // No lost update: the summary has both quantities, the balance both settlements.
+    EXPECT_EQ(One(*admin_, fmt::format("SELECT hs_qty FROM holding_summary WHERE hs_ca_id = {} "
+                                       "AND hs_s_symb = '{}'",
+                                       account, symbol)),
+              std::to_string(std::stoll(qty_before) + 300));
+    EXPECT_EQ(One(*admin_, fmt::format("SELECT count(*) FROM holding WHERE h_t_id IN ({}, {})",
+                                       first, second)),
+              "2");
+    EXPECT_EQ(One(*admin_, fmt::format("SELECT {} + sum(se_amt) = (SELECT ca_bal FROM "
+                                       "customer_account WHERE ca_id = {}) FROM settlement "
+                                       "WHERE se_t_id IN ({}, {})",
+                                       bal_before, account, first, second)),
+              "t");
+  }
+
+  static inline std::string conninfo_;
+  std::unique_ptr<db::Connection> admin_, blocker_;
+};
+
+// P3 (phantom) in read-write: both read that the account holds none of the symbol, both would
+// insert the summary row.
+TEST_P(Isolation, TwoTradeResultsCreatingOneHoldingSummaryBothCount) {
+  auto pick = admin_->Query(
+      "SELECT ca_id, s_symb FROM customer_account, security WHERE NOT EXISTS (SELECT 1 FROM "
+      "holding_summary WHERE hs_ca_id = ca_id AND hs_s_symb = s_symb) AND ca_id % 7 = " +
+      std::to_string(GetParam() == bh::FrameMode::kServer ? 1 : 2) + " ORDER BY ca_id LIMIT 1");
+  ASSERT_TRUE(pick.ok() && !pick->values.empty());
+  TwoTradeResults(std::stoll(*pick->values[0][0]), *pick->values[0][1], "holding_summary");
+}
+
+// P2 (non-repeatable read) in read-write: both read the same summary row, both update it.
+TEST_P(Isolation, TwoTradeResultsUpdatingOneHoldingSummaryBothCount) {
+  auto pick = admin_->Query(
+      "SELECT hs_ca_id, hs_s_symb FROM holding_summary WHERE hs_qty > 0 AND hs_ca_id % 7 = " +
+      std::to_string(GetParam() == bh::FrameMode::kServer ? 3 : 4) + " ORDER BY hs_ca_id LIMIT 1");
+  ASSERT_TRUE(pick.ok() && !pick->values.empty());
+  TwoTradeResults(std::stoll(*pick->values[0][0]), *pick->values[0][1], "holding_summary");
+}
+
+// P1 (dirty read): a Trade-Result that has completed its trade but not committed (stopped at
+// frame 6's balance update); Trade-Status (L1) of the account still sees the trade submitted,
+// and sees it completed once the Trade-Result commits.
+TEST_P(Isolation, NoReadSeesAnUncommittedTradeResult) {
+  auto pick = admin_->Query(
+      "SELECT ca_id, (SELECT s_symb FROM security ORDER BY s_symb LIMIT 1) FROM customer_account "
+      "WHERE ca_id % 7 = " +
+      std::to_string(GetParam() == bh::FrameMode::kServer ? 5 : 6) + " ORDER BY ca_id LIMIT 1");
+  ASSERT_TRUE(pick.ok() && !pick->values.empty());
+  const int64_t account = std::stoll(*pick->values[0][0]);
+  const int64_t trade = SubmitBuy(account, *pick->values[0][1], 100);
+  const std::string status_sql = fmt::format("SELECT t_st_id FROM trade WHERE t_id = {}", trade);
+
+  Running r;
+  Open(r);
+  ASSERT_TRUE(blocker_->Execute("BEGIN; LOCK TABLE customer_account IN EXCLUSIVE MODE").ok());
+  Start(r, trade);
+  const bool waits = WaitForLockWaiters(1);
+  const std::string while_running = One(*admin_, status_sql);
+  ASSERT_TRUE(blocker_->Execute("COMMIT").ok());
+  r.thread.join();
+  ASSERT_TRUE(waits) << "the Trade-Result did not stop at the balance update";
+  EXPECT_EQ(while_running, "SBMT") << "a read saw the uncommitted completion";
+  EXPECT_EQ(r.out.status.outcome, protocol::Outcome::kOk) << r.out.status.detail;
+  EXPECT_EQ(One(*admin_, status_sql), "CMPT");
+}
+
+INSTANTIATE_TEST_SUITE_P(Modes, Isolation,
+                         ::testing::Values(bh::FrameMode::kServer, bh::FrameMode::kClient),
+                         [](const ::testing::TestParamInfo<bh::FrameMode>& info) {
+                           return info.param == bh::FrameMode::kServer ? "server" : "client";
+                         });
+
+}  // namespace
+}  // namespace bb
