@@ -16,8 +16,8 @@
 #include "brokerage_house/server.h"
 #include "common/workload/inputs.h"
 #include "common/workload/mix.h"
-#include "loader/loader.h"
 #include "tests/support/bh_client.h"
+#include "tests/support/frames_database.h"
 #include "tests/support/test_cluster.h"
 
 namespace bb {
@@ -65,13 +65,9 @@ const pr::ReplyStatus* StatusOf(const pr::Message& reply) {
 class BrokerageHouseOnADatabase : public ::testing::TestWithParam<bh::FrameMode> {
  protected:
   static void SetUpTestSuite() {
-    auto conninfo = testing::CreateDatabase("bh");
+    auto conninfo = testing::CreateFramesDatabase("bh", kSizing);
     ASSERT_TRUE(conninfo.ok()) << conninfo.status().message();
     conninfo_ = *conninfo;
-    auto loaded = loader::Load(loader::LoadOptions{kSizing, conninfo_, 2, false, {}}, nullptr);
-    ASSERT_TRUE(loaded.ok()) << loaded.status().message();
-    Status installed = bh::InstallFrameFunctions(conninfo_);
-    ASSERT_TRUE(installed.ok()) << installed.message();
   }
 
   void SetUp() override {

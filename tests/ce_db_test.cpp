@@ -14,9 +14,8 @@
 #include "brokerage_house/call_dispatcher.h"
 #include "brokerage_house/frame_runner.h"
 #include "customer_emulator/emulator.h"
-#include "loader/loader.h"
 #include "tests/ce_test_support.h"
-#include "tests/support/test_cluster.h"
+#include "tests/support/frames_database.h"
 
 namespace bb {
 namespace {
@@ -26,12 +25,8 @@ using namespace std::chrono_literals;
 const workload::Sizing kSizing{.customers = 1000, .scale_factor = 500, .initial_trade_days = 10};
 
 TEST(CustomerEmulatorOnADatabase, EveryTransactionEndsAsIntended) {
-  auto conninfo = testing::CreateDatabase("ce");
+  auto conninfo = testing::CreateFramesDatabase("ce", kSizing);
   ASSERT_TRUE(conninfo.ok()) << conninfo.status().message();
-  auto loaded = loader::Load(loader::LoadOptions{kSizing, *conninfo, 2, false, {}}, nullptr);
-  ASSERT_TRUE(loaded.ok()) << loaded.status().message();
-  Status installed = bh::InstallFrameFunctions(*conninfo);
-  ASSERT_TRUE(installed.ok()) << installed.message();
 
   cetest::RunningBh bh(kSizing, bh::MakeCallDispatcher(*conninfo, {}), 4);
   ASSERT_NE(bh.port(), 0) << bh.status().message();

@@ -25,8 +25,7 @@
 #include "common/workload/ids.h"
 #include "common/workload/industries.h"
 #include "common/workload/market.h"
-#include "loader/loader.h"
-#include "tests/support/test_cluster.h"
+#include "tests/support/frames_database.h"
 
 namespace bb {
 namespace {
@@ -120,13 +119,8 @@ std::set<int64_t> ChangedRows(const std::map<int64_t, std::pair<std::string, std
 class FramesReadOnly : public ::testing::TestWithParam<bh::FrameMode> {
  protected:
   static void SetUpTestSuite() {
-    auto conninfo = testing::CreateDatabase("frames_ro");
+    auto conninfo = testing::CreateFramesDatabase("frames_ro", kSizing);
     ASSERT_TRUE(conninfo.ok()) << conninfo.status().message();
-    loader::LoadOptions options{kSizing, *conninfo, 2, false, {}};
-    auto phases = loader::Load(options, nullptr);
-    ASSERT_TRUE(phases.ok()) << phases.status().message();
-    Status installed = bh::InstallFrameFunctions(*conninfo);
-    ASSERT_TRUE(installed.ok()) << installed.message();
     // One session for both modes: each test runs once with each (FramesReadOnly/server, /client).
     std::vector<db::PreparedStatement> statements;
     for (auto mode : {bh::FrameMode::kServer, bh::FrameMode::kClient}) {

@@ -24,8 +24,7 @@
 #include "common/db/session.h"
 #include "common/workload/ids.h"
 #include "loader/check.h"
-#include "loader/loader.h"
-#include "tests/support/test_cluster.h"
+#include "tests/support/frames_database.h"
 
 namespace bb {
 namespace {
@@ -46,14 +45,9 @@ struct Owner {
 class FramesRw : public ::testing::TestWithParam<bh::FrameMode> {
  protected:
   static void SetUpTestSuite() {
-    auto conninfo = testing::CreateDatabase("frames_rw");
+    auto conninfo = testing::CreateFramesDatabase("frames_rw", kSizing);
     ASSERT_TRUE(conninfo.ok()) << conninfo.status().message();
     conninfo_ = *conninfo;
-    loader::LoadOptions options{kSizing, conninfo_, 2, false, {}};
-    auto phases = loader::Load(options, nullptr);
-    ASSERT_TRUE(phases.ok()) << phases.status().message();
-    Status installed = bh::InstallFrameFunctions(conninfo_);
-    ASSERT_TRUE(installed.ok()) << installed.message();
   }
 
   void SetUp() override {

@@ -19,8 +19,7 @@
 
 #include "brokerage_house/frame_runner.h"
 #include "common/db/connection.h"
-#include "loader/loader.h"
-#include "tests/support/test_cluster.h"
+#include "tests/support/frames_database.h"
 
 namespace bb {
 namespace {
@@ -37,13 +36,9 @@ std::string One(db::Connection& conn, const std::string& sql) {
 class Isolation : public ::testing::TestWithParam<bh::FrameMode> {
  protected:
   static void SetUpTestSuite() {
-    auto created = testing::CreateDatabase("isolation");
+    auto created = testing::CreateFramesDatabase("isolation", kSizing);
     ASSERT_TRUE(created.ok()) << created.status().message();
     conninfo_ = *created;
-    auto loaded = loader::Load(loader::LoadOptions{kSizing, conninfo_, 2, false, {}}, nullptr);
-    ASSERT_TRUE(loaded.ok()) << loaded.status().message();
-    Status installed = bh::InstallFrameFunctions(conninfo_);
-    ASSERT_TRUE(installed.ok()) << installed.message();
   }
 
   void SetUp() override {

@@ -4,6 +4,7 @@
 // Market-Feed and completed too, and after the run plus a Trade-Cleanup no trade that the
 // emulator delivered is left SBMT or PNDG (or cancelled).
 #include <chrono>
+#include <filesystem>
 #include <map>
 #include <mutex>
 #include <set>
@@ -19,10 +20,9 @@
 #include "common/util/asio.h"
 #include "common/workload/ids.h"
 #include "common/workload/inputs.h"
-#include "loader/loader.h"
 #include "market_emulator/emulator.h"
 #include "tests/support/bh_client.h"
-#include "tests/support/test_cluster.h"
+#include "tests/support/frames_database.h"
 
 namespace bb {
 namespace {
@@ -53,12 +53,8 @@ std::map<int64_t, std::string> TradeStatuses(const std::string& conninfo, int64_
 }
 
 TEST(MarketEmulatorOnADatabase, CompletesMarketOrdersAndTriggersLimitOrders) {
-  auto conninfo = testing::CreateDatabase("mee");
+  auto conninfo = testing::CreateFramesDatabase("mee", kSizing);
   ASSERT_TRUE(conninfo.ok()) << conninfo.status().message();
-  auto loaded = loader::Load(loader::LoadOptions{kSizing, *conninfo, 2, false, {}}, nullptr);
-  ASSERT_TRUE(loaded.ok()) << loaded.status().message();
-  Status installed = bh::InstallFrameFunctions(*conninfo);
-  ASSERT_TRUE(installed.ok()) << installed.message();
 
   const uint16_t bh_port = FreePort();
   const auto dir = std::filesystem::temp_directory_path() / fmt::format("mee-db-{}", ::getpid());

@@ -23,9 +23,8 @@
 
 #include "brokerage_house/frame_runner.h"
 #include "brokerage_house/txn_driver.h"
-#include "loader/loader.h"
 #include "loader/tables.h"
-#include "tests/support/test_cluster.h"
+#include "tests/support/frames_database.h"
 
 namespace bb {
 namespace {
@@ -118,13 +117,9 @@ std::string QueryOf(std::string_view plan) {
 class PlanGuard : public ::testing::TestWithParam<bh::FrameMode> {
  protected:
   static void SetUpTestSuite() {
-    auto created = testing::CreateDatabase("plan_guard");
+    auto created = testing::CreateFramesDatabase("plan_guard", kSizing);
     ASSERT_TRUE(created.ok()) << created.status().message();
     conninfo_ = *created;
-    auto loaded = loader::Load(loader::LoadOptions{kSizing, conninfo_, 2, false, {}}, nullptr);
-    ASSERT_TRUE(loaded.ok()) << loaded.status().message();
-    Status installed = bh::InstallFrameFunctions(conninfo_);
-    ASSERT_TRUE(installed.ok()) << installed.message();
   }
   static inline std::string conninfo_;
 };

@@ -11,8 +11,7 @@
 #include "brokerage_house/txn_driver.h"
 #include "common/db/connection.h"
 #include "loader/check.h"
-#include "loader/loader.h"
-#include "tests/support/test_cluster.h"
+#include "tests/support/frames_database.h"
 
 namespace bb {
 namespace {
@@ -22,11 +21,8 @@ using workload::TransactionType;
 TEST(GeneratedTransactions, EndAsIntendedAndKeepTheDatabaseConsistent) {
   // 10 initial trade days, so that accounts have the 50 trades Trade-Status asks for.
   const workload::Sizing sizing{.customers = 1000, .scale_factor = 500, .initial_trade_days = 10};
-  auto conninfo = testing::CreateDatabase("txn");
+  auto conninfo = testing::CreateFramesDatabase("txn", sizing);
   ASSERT_TRUE(conninfo.ok()) << conninfo.status().message();
-  auto loaded = loader::Load(loader::LoadOptions{sizing, *conninfo, 2, false, {}}, nullptr);
-  ASSERT_TRUE(loaded.ok()) << loaded.status().message();
-  ASSERT_TRUE(bh::InstallFrameFunctions(*conninfo).ok());
   auto session = db::Session::Open(*conninfo, bh::FrameRunner::Statements(bh::FrameMode::kServer));
   ASSERT_TRUE(session.ok()) << session.status().message();
 
