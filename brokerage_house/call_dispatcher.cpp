@@ -109,7 +109,7 @@ void CallDispatcher::Begin(Slot& slot, Job&& job) {
   }
   slot.before = slot.session->counters();
   slot.session->StartCall(slot.call.isolation, options_.max_retries, slot.call.statement,
-                          slot.call.params, slot.call.finish);
+                          slot.call.params, slot.call.finish, slot.call.guard);
   if (slot.session->socket() < 0) return OnReady(slot);  // the send failed: Progress says so
   Watch(slot);
 }

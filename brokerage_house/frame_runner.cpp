@@ -72,6 +72,7 @@ std::span<const db::PreparedStatement> FrameRunner::Statements(FrameMode mode) {
 bool PrepareServerCall(const protocol::Message& request, int64_t now, ServerCall& call,
                        protocol::Message& reply) {
   call.params.clear();
+  call.guard = {};
   return std::visit(
       [&](const auto& in) -> bool {
         std::vector<protocol::MarketTradeRequest> none;

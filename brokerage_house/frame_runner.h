@@ -87,6 +87,7 @@ struct ServerCall {
   db::Finish finish = db::Finish::kCommit;
   std::string_view statement;     // a prepared statement of FrameMode::kServer
   std::vector<db::Param> params;  // cleared and refilled for each call
+  std::string_view guard;         // empty, or a prepared statement: see db::Session::Call
 };
 
 // The call of `request` (one of the twelve transaction inputs) at time `now` (µs since the

@@ -10,6 +10,12 @@
 // they then take, the anomaly must not happen: both trades are in the holding summary, the
 // account's balance has both settlements, no update is lost. The Brokerage House retries a
 // serialization failure (FrameOptions::max_retries), as a run does.
+//
+// Trade-Result has a guard (frames/trade_result.cpp): two of the same broker wait for each
+// other before they begin. With it the second stops at the guard and begins after the first
+// commits (no retry); the "server_unguarded" variant calls the same function without the guard,
+// so that both read before either writes and SERIALIZABLE alone must keep the anomaly out (one
+// of them fails and is retried).
 #include <chrono>
 #include <string>
 #include <thread>
@@ -19,6 +25,7 @@
 
 #include "brokerage_house/frame_runner.h"
 #include "common/db/connection.h"
+#include "common/util/clock.h"
 #include "tests/support/frames_database.h"
 
 namespace bb {
@@ -33,7 +40,14 @@ std::string One(db::Connection& conn, const std::string& sql) {
   return *rows->values[0][0];
 }
 
-class Isolation : public ::testing::TestWithParam<bh::FrameMode> {
+struct Variant {
+  bh::FrameMode mode;
+  bool guard;
+  int index;  // picks rows no other variant's tests use
+  const char* name;
+};
+
+class Isolation : public ::testing::TestWithParam<Variant> {
  protected:
   static void SetUpTestSuite() {
     auto created = testing::CreateFramesDatabase("isolation", kSizing);
@@ -87,19 +101,31 @@ class Isolation : public ::testing::TestWithParam<bh::FrameMode> {
     std::thread thread;
   };
   void Open(Running& r) {
-    auto session = db::Session::Open(conninfo_, bh::FrameRunner::Statements(GetParam()));
+    auto session = db::Session::Open(conninfo_, bh::FrameRunner::Statements(GetParam().mode));
     ASSERT_TRUE(session.ok()) << session.status().message();
     r.session = std::move(session).value();
   }
   void Start(Running& r, int64_t trade) {
-    r.thread = std::thread([&r, trade, mode = GetParam()] {
-      bh::FrameOptions options;
-      options.mode = mode;
-      bh::FrameRunner runner(*r.session, options);
+    r.thread = std::thread([&r, trade, variant = GetParam()] {
       protocol::TradeResultInput in;
       in.trade_id = trade;
       in.trade_price = 2500;
-      r.out = runner.Run(in);
+      bh::FrameOptions options;
+      options.mode = variant.mode;
+      if (variant.guard) {
+        bh::FrameRunner runner(*r.session, options);
+        r.out = runner.Run(in);
+        return;
+      }
+      bh::ServerCall call;
+      protocol::Message reply;
+      ASSERT_TRUE(bh::PrepareServerCall(in, WallMicros(), call, reply));
+      db::QueryResult rows;
+      const db::TxnOutcome outcome = r.session->Call(call.isolation, options.max_retries,
+                                                     call.statement, call.params, call.finish, rows);
+      std::vector<protocol::MarketTradeRequest> none;
+      bh::ReadServerCall(in, outcome, rows, reply, none);
+      r.out = std::get<protocol::TradeResultOutput>(reply);
     });
   }
 
@@ -133,6 +159,15 @@ class Isolation : public ::testing::TestWithParam<bh::FrameMode> {
     for (const Running* r : {&a, &b}) {
       EXPECT_EQ(r->out.status.outcome, protocol::Outcome::kOk) << r->out.status.detail;
       EXPECT_EQ(r->out.status.spec_status, 0);
+      // Guarded, the second waited for the first (same broker) and began after it had
+      // committed: nothing to retry.
+      if (GetParam().guard) {
+        EXPECT_EQ(r->out.status.retries, 0u);
+      }
+    }
+    if (!GetParam().guard) {
+      EXPECT_GE(a.out.status.retries + b.out.status.retries, 1u)
+          << "both read before either wrote: SERIALIZABLE must have failed one";
     }
     // No lost update: the summary has both quantities, the balance both settlements.
     EXPECT_EQ(One(*admin_, fmt::format("SELECT hs_qty FROM holding_summary WHERE hs_ca_id = {} "
@@ -158,8 +193,8 @@ class Isolation : public ::testing::TestWithParam<bh::FrameMode> {
 TEST_P(Isolation, TwoTradeResultsCreatingOneHoldingSummaryBothCount) {
   auto pick = admin_->Query(
       "SELECT ca_id, s_symb FROM customer_account, security WHERE NOT EXISTS (SELECT 1 FROM "
-      "holding_summary WHERE hs_ca_id = ca_id AND hs_s_symb = s_symb) AND ca_id % 7 = " +
-      std::to_string(GetParam() == bh::FrameMode::kServer ? 1 : 2) + " ORDER BY ca_id LIMIT 1");
+      "holding_summary WHERE hs_ca_id = ca_id AND hs_s_symb = s_symb) AND ca_id % 9 = " +
+      std::to_string(3 * GetParam().index) + " ORDER BY ca_id LIMIT 1");
   ASSERT_TRUE(pick.ok() && !pick->values.empty());
   TwoTradeResults(std::stoll(*pick->values[0][0]), *pick->values[0][1], "holding_summary");
 }
@@ -167,8 +202,8 @@ TEST_P(Isolation, TwoTradeResultsCreatingOneHoldingSummaryBothCount) {
 // P2 (non-repeatable read) in read-write: both read the same summary row, both update it.
 TEST_P(Isolation, TwoTradeResultsUpdatingOneHoldingSummaryBothCount) {
   auto pick = admin_->Query(
-      "SELECT hs_ca_id, hs_s_symb FROM holding_summary WHERE hs_qty > 0 AND hs_ca_id % 7 = " +
-      std::to_string(GetParam() == bh::FrameMode::kServer ? 3 : 4) + " ORDER BY hs_ca_id LIMIT 1");
+      "SELECT hs_ca_id, hs_s_symb FROM holding_summary WHERE hs_qty > 0 AND hs_ca_id % 9 = " +
+      std::to_string(3 * GetParam().index + 1) + " ORDER BY hs_ca_id LIMIT 1");
   ASSERT_TRUE(pick.ok() && !pick->values.empty());
   TwoTradeResults(std::stoll(*pick->values[0][0]), *pick->values[0][1], "holding_summary");
 }
@@ -179,8 +214,8 @@ TEST_P(Isolation, TwoTradeResultsUpdatingOneHoldingSummaryBothCount) {
 TEST_P(Isolation, NoReadSeesAnUncommittedTradeResult) {
   auto pick = admin_->Query(
       "SELECT ca_id, (SELECT s_symb FROM security ORDER BY s_symb LIMIT 1) FROM customer_account "
-      "WHERE ca_id % 7 = " +
-      std::to_string(GetParam() == bh::FrameMode::kServer ? 5 : 6) + " ORDER BY ca_id LIMIT 1");
+      "WHERE ca_id % 9 = " +
+      std::to_string(3 * GetParam().index + 2) + " ORDER BY ca_id LIMIT 1");
   ASSERT_TRUE(pick.ok() && !pick->values.empty());
   const int64_t account = std::stoll(*pick->values[0][0]);
   const int64_t trade = SubmitBuy(account, *pick->values[0][1], 100);
@@ -201,9 +236,12 @@ TEST_P(Isolation, NoReadSeesAnUncommittedTradeResult) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Modes, Isolation,
-                         ::testing::Values(bh::FrameMode::kServer, bh::FrameMode::kClient),
-                         [](const ::testing::TestParamInfo<bh::FrameMode>& info) {
-                           return info.param == bh::FrameMode::kServer ? "server" : "client";
+                         ::testing::Values(Variant{bh::FrameMode::kServer, true, 0, "server"},
+                                           Variant{bh::FrameMode::kClient, true, 1, "client"},
+                                           Variant{bh::FrameMode::kServer, false, 2,
+                                                   "server_unguarded"}),
+                         [](const ::testing::TestParamInfo<Variant>& info) {
+                           return std::string(info.param.name);
                          });
 
 }  // namespace

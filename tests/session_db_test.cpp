@@ -2,7 +2,8 @@
 // once, naming the statement), typed parameters and results, commit and intended rollback,
 // serialization failures retried and counted, other SQL errors and lost connections reported
 // as such, and reconnection; the same for Call (one server-side function per transaction, one
-// round trip), and arrays in the server's own text form.
+// round trip), guards (an advisory lock before the transaction's snapshot, released after it),
+// and arrays in the server's own text form.
 #include <algorithm>
 #include <thread>
 
@@ -25,6 +26,7 @@ constexpr PreparedStatement kStatements[] = {
     {"add", "UPDATE kv SET v = v + $2 WHERE k = $1"},
     {"echo", "SELECT $1::numeric(12,2), $2::timestamp, $3::date, $4::text, $5::bigint, $6::bool"},
     {"pid", "SELECT pg_backend_pid()"},
+    {"guard", "SELECT pg_advisory_lock($1::bigint)"},
     {"call_put", "SELECT * FROM put_kv($1, $2)"},
     {"call_flaky", "SELECT flaky_add($1)"},
     {"arrays",
@@ -399,6 +401,113 @@ TEST_F(SessionTest, CallsInStepsRunSideBySideOnOneThread) {
   EXPECT_EQ(ValueOf(*sessions[0], 70), 1);
   EXPECT_EQ(ValueOf(*sessions[0], 71), 2);
   EXPECT_EQ(ValueOf(*sessions[0], 100), 1);
+}
+
+// Advisory locks held in this database by any session.
+std::string AdvisoryLocks(Connection& conn) {
+  return conn
+      .Query("SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND database = "
+             "(SELECT oid FROM pg_database WHERE datname = current_database())")
+      ->values[0][0]
+      .value_or("?");
+}
+
+// Waits (at most 10 s) until one session of this database other than conn's waits for a lock.
+bool OneWaitsForALock(Connection& conn) {
+  for (int i = 0; i < 1000; ++i) {
+    auto waiting = conn.Query(
+        "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND "
+        "wait_event_type = 'Lock' AND pid <> pg_backend_pid()");
+    if (waiting.ok() && waiting->values[0][0] == std::optional<std::string>("1")) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return false;
+}
+
+// A guarded SERIALIZABLE call that meets another transaction's lock takes its snapshot only
+// once it has the lock, so it sees that transaction's commit and does not fail; the same
+// interleaving without the guard costs a serialization failure and a retry.
+TEST_F(SessionTest, AGuardedCallWaitsWhereAnUnguardedOneFailsAndRetries) {
+  auto admin = Connection::Open(conninfo_).value();
+  ASSERT_TRUE(admin->Execute("INSERT INTO kv VALUES (200, 0) ON CONFLICT (k) DO NOTHING").ok());
+  for (const bool guarded : {true, false}) {
+    SCOPED_TRACE(guarded ? "guarded" : "unguarded");
+    ASSERT_TRUE(admin->Execute("UPDATE kv SET v = 0 WHERE k = 200").ok());
+    auto other = Connection::Open(conninfo_).value();
+    ASSERT_TRUE(
+        other->Execute("SELECT pg_advisory_lock(200); BEGIN; UPDATE kv SET v = v + 1 WHERE k = 200")
+            .ok());
+    auto session = Open();
+    ASSERT_NE(session, nullptr);
+    ASSERT_TRUE(session->SetNonBlocking().ok());
+    const Param add[] = {200, int64_t{10}};  // the guard's key is the first: 200
+    session->StartCall(Isolation::kSerializable, 3, "add", add, Finish::kCommit,
+                       guarded ? "guard" : "");
+    const bool waited = OneWaitsForALock(*admin);
+    ASSERT_TRUE(other->Execute("COMMIT; SELECT pg_advisory_unlock(200)").ok());
+    TxnOutcome outcome;
+    QueryResult rows;
+    bool done = false;
+    for (int round = 0; round < 1000 && !done; ++round) {
+      pollfd p{session->socket(), static_cast<short>(POLLIN | (session->WantsWrite() ? POLLOUT : 0)),
+               0};
+      ASSERT_GE(::poll(&p, 1, 5000), 1) << "no progress in 5 s";
+      done = session->Progress(outcome, rows);
+    }
+    ASSERT_TRUE(done);
+    EXPECT_TRUE(waited) << "the call never waited for the other transaction";
+    EXPECT_EQ(outcome.end, TxnEnd::kCommitted) << outcome.message;
+    EXPECT_EQ(outcome.retries, guarded ? 0 : 1);
+    EXPECT_EQ(ValueOf(*session, 200), 11);
+    EXPECT_EQ(AdvisoryLocks(*admin), "0");
+  }
+}
+
+// The guard's locks go however the transaction ends (committed, failed inside its block, failed
+// and retried) and whichever way it runs (Call, Run); each call takes them again.
+TEST_F(SessionTest, AGuardsLocksAreReleasedOnEveryEnd) {
+  auto admin = Connection::Open(conninfo_).value();
+  ASSERT_TRUE(admin->Execute("UPDATE kv SET v = 0 WHERE k = 100; "
+                             "SELECT setval('flaky_attempts', 2000)")
+                  .ok());
+  auto session = Open();
+  ASSERT_NE(session, nullptr);
+  QueryResult rows;
+  const Param put[] = {210, int64_t{1}};
+  EXPECT_EQ(session->Call(Isolation::kSerializable, 0, "call_put", put, Finish::kCommit, rows,
+                          "guard")
+                .end,
+            TxnEnd::kCommitted);
+  EXPECT_EQ(AdvisoryLocks(*admin), "0") << "after a commit";
+  const auto before = session->counters();
+  TxnOutcome duplicate =
+      session->Call(Isolation::kSerializable, 0, "call_put", put, Finish::kCommit, rows, "guard");
+  EXPECT_EQ(duplicate.end, TxnEnd::kDbError);
+  EXPECT_EQ(duplicate.sqlstate, "23505");
+  EXPECT_EQ(session->counters().round_trips - before.round_trips, 2);  // + the ROLLBACK
+  EXPECT_EQ(AdvisoryLocks(*admin), "0") << "after a failure inside the block";
+  const Param flaky[] = {int64_t{2002}};  // fails twice, then commits
+  TxnOutcome retried =
+      session->Call(Isolation::kSerializable, 3, "call_flaky", flaky, Finish::kCommit, rows, "guard");
+  EXPECT_EQ(retried.end, TxnEnd::kCommitted) << retried.message;
+  EXPECT_EQ(retried.retries, 2);
+  EXPECT_EQ(AdvisoryLocks(*admin), "0") << "after retries";
+  const Param key[] = {int64_t{211}};
+  TxnOutcome ran = session->Run(
+      Isolation::kSerializable, 0,
+      [](Transaction& tx) {
+        tx.Exec("insert", {211, int64_t{1}});
+        tx.Exec("insert", {211, int64_t{1}});  // fails: duplicate key
+        return Finish::kCommit;
+      },
+      "guard", key);
+  EXPECT_EQ(ran.end, TxnEnd::kDbError);
+  EXPECT_EQ(AdvisoryLocks(*admin), "0") << "after a failed Run";
+  EXPECT_EQ(session->Call(Isolation::kReadCommitted, 0, "call_put", put, Finish::kRollback, rows,
+                          "guard")
+                .end,
+            TxnEnd::kDbError);  // still a duplicate; the session is usable throughout
+  EXPECT_EQ(AdvisoryLocks(*admin), "0");
 }
 
 TEST_F(SessionTest, ArraysReadAsTheServerWritesThem) {

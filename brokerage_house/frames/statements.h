@@ -110,7 +110,8 @@ auto RunServerCall(db::Session& session, int max_retries, int64_t now, const In&
   if (!Prepare(in, now, call, out)) return out;
   db::QueryResult row;
   const db::TxnOutcome outcome =
-      session.Call(call.isolation, max_retries, call.statement, call.params, call.finish, row);
+      session.Call(call.isolation, max_retries, call.statement, call.params, call.finish, row,
+                   call.guard);
   return Read(in, outcome, row, to_market);
 }
 

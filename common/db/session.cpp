@@ -133,6 +133,9 @@ constexpr PreparedStatement kBegin[] = {
 };
 constexpr PreparedStatement kCommit{"bb_session_commit", "COMMIT"};
 constexpr PreparedStatement kRollback{"bb_session_rollback", "ROLLBACK"};
+// Ends a call's guard (Session::StartCall): the guard's session-level advisory locks go, however
+// many times the attempts took them.
+constexpr PreparedStatement kUnlock{"bb_session_unlock", "SELECT pg_advisory_unlock_all()"};
 
 // Notices (e.g. "there is no transaction in progress") are not errors; libpq would print them.
 // They go to the session's notice sink when it has one (SetNoticeSink), else nowhere.
@@ -311,8 +314,14 @@ struct Session::Impl {
   // Queues the steps and a Sync, and flushes what the socket takes (all of it, unless the
   // connection is non-blocking). Throws ConnectionLost when the connection breaks.
   void Send(std::initializer_list<Step> steps) {
+    Queue(steps);
+    Flush();
+  }
+
+  // Queues the steps and a Sync without sending them: several groups, each ended by its own
+  // Sync, then go out in one write (Flush) and are answered in one round trip.
+  void Queue(std::initializer_list<Step> steps) {
     if (broken()) throw ConnectionLost("not connected to the database");
-    ++counters.round_trips;
     constexpr std::size_t kMaxParams = 64;
     std::array<const char*, kMaxParams> values{};
     std::string name;
@@ -331,9 +340,12 @@ struct Session::Impl {
         throw ConnectionLost(OneLine(PQerrorMessage(conn)));
       }
     }
-    if (PQpipelineSync(conn) != 1 || PQflush(conn) < 0) {
-      throw ConnectionLost(OneLine(PQerrorMessage(conn)));
-    }
+    if (PQpipelineSync(conn) != 1) throw ConnectionLost(OneLine(PQerrorMessage(conn)));
+  }
+
+  void Flush() {
+    ++counters.round_trips;
+    if (PQflush(conn) < 0) throw ConnectionLost(OneLine(PQerrorMessage(conn)));
   }
 
   // Takes one step's first result into the reply (the step's later results and the null that
@@ -379,39 +391,65 @@ struct Session::Impl {
   }
 
   // ---- the call in progress (StartCall, Progress) ----
+  // What is in flight is one to three groups, each ended by a Sync and answered in order: the
+  // guard's lock, the call's transaction (or the ROLLBACK of its failed block) and the guard's
+  // unlock. Only the transaction's results count; the guard's are read and dropped.
+  enum class Group : std::uint8_t { kGuard, kCall, kRollback };
+  struct InFlight {
+    Group group = Group::kCall;
+    std::size_t steps = 0;
+  };
   struct CallState {
     Isolation isolation = Isolation::kReadCommitted;
     int max_retries = 0;
     std::string_view statement;
     std::vector<Param> params;
     Finish finish = Finish::kCommit;
+    std::string_view guard;     // empty: none
     bool implicit = false;      // READ COMMITTED with kCommit: no BEGIN, no COMMIT
-    bool rolling_back = false;  // the pipeline in flight is the ROLLBACK of a failed block
-    std::size_t steps = 0;      // of the pipeline in flight
-    std::size_t step = 0;       // whose result comes next
+    std::array<InFlight, 3> groups;
+    std::size_t group_count = 0;
+    std::size_t group = 0;      // whose results come next
+    std::size_t step = 0;       // of that group, whose result comes next
     bool after_result = false;  // the step's result is in; its closing null comes next
+    bool rolled_back = false;   // the call's failed block has been closed
     Reply reply;
     TxnOutcome outcome;
     bool active = false;
   };
   CallState call;
 
-  void SendCall() {
-    call.reply = Reply();
-    call.rolling_back = false;
+  void QueueGroup(Group group, std::initializer_list<Step> steps) {
+    Queue(steps);
+    call.groups[call.group_count++] = InFlight{group, steps.size()};
+  }
+
+  // Sends the groups queued since the last flight, and reads from the first of them.
+  void Launch() {
+    call.group = 0;
     call.step = 0;
     call.after_result = false;
+    Flush();
+  }
+
+  void SendCall() {
+    call.reply = Reply();
+    call.rolled_back = false;
+    call.group_count = 0;
     ++call.outcome.statements;
     ++counters.statements;
+    const Param* key = call.params.empty() ? nullptr : call.params.data();
+    if (!call.guard.empty()) QueueGroup(Group::kGuard, {{call.guard, {key, key ? 1u : 0u}}});
     if (call.implicit) {
-      call.steps = 1;
-      Send({{call.statement, call.params}});
+      QueueGroup(Group::kCall, {{call.statement, call.params}});
     } else {
-      call.steps = 3;
-      Send({{kBegin[static_cast<int>(call.isolation)].name, {}},
-            {call.statement, call.params},
-            {call.finish == Finish::kCommit ? kCommit.name : kRollback.name, {}}});
+      QueueGroup(Group::kCall,
+                 {{kBegin[static_cast<int>(call.isolation)].name, {}},
+                  {call.statement, call.params},
+                  {call.finish == Finish::kCommit ? kCommit.name : kRollback.name, {}}});
     }
+    if (!call.guard.empty()) QueueGroup(Group::kGuard, {{kUnlock.name, {}}});
+    Launch();
   }
 
   // Reads what has arrived; true once the call has ended (call.outcome says how).
@@ -420,10 +458,15 @@ struct Session::Impl {
     if (PQflush(conn) < 0) throw ConnectionLost(OneLine(PQerrorMessage(conn)));
     while (!PQisBusy(conn)) {
       ResultPtr r(PQgetResult(conn));
-      if (call.step < call.steps) {
+      const InFlight& in = call.groups[call.group];
+      if (call.step < in.steps) {
         if (!call.after_result) {
           if (!r) throw ConnectionLost(OneLine(PQerrorMessage(conn)));
-          Take(std::move(r), call.step, call.reply);
+          if (in.group != Group::kGuard) {
+            Take(std::move(r), call.step, call.reply);
+          } else if (PQresultStatus(r.get()) == PGRES_FATAL_ERROR && broken()) {
+            throw ConnectionLost(OneLine(PQresultErrorMessage(r.get())));
+          }
           call.after_result = true;
         } else if (!r) {  // the null that ends the step
           call.after_result = false;
@@ -435,29 +478,30 @@ struct Session::Impl {
         throw ConnectionLost(r ? OneLine(PQresultErrorMessage(r.get()))
                                : OneLine(PQerrorMessage(conn)));
       }
+      if (in.group == Group::kRollback) call.rolled_back = true;
+      call.step = 0;
+      if (++call.group < call.group_count) continue;
       if (PipelineDone()) return true;
     }
     return false;
   }
 
-  // The pipeline in flight has been read to its Sync: ends the call, or sends what follows.
+  // Everything in flight has been read to its last Sync: ends the call, or sends what follows.
   bool PipelineDone() {
     TxnOutcome& outcome = call.outcome;
-    if (call.rolling_back) {
-      // A failed call's block is closed; call.reply still holds the call's failure.
-      call.rolling_back = false;
-    } else if (!call.reply.failed) {
+    if (!call.reply.failed) {
       outcome.end = call.finish == Finish::kCommit ? TxnEnd::kCommitted : TxnEnd::kRolledBack;
       return true;
-    } else if (PQtransactionStatus(conn) == PQTRANS_INERROR) {
-      call.rolling_back = true;
-      call.steps = 1;
-      call.step = 0;
-      call.after_result = false;
+    }
+    if (!call.rolled_back && PQtransactionStatus(conn) == PQTRANS_INERROR) {
+      // The failed block is still open (the guard's unlock, behind it, failed too): close it,
+      // then unlock. The ROLLBACK's own reply is not the failure: keep the call's.
       Reply failure = std::move(call.reply);
       call.reply = Reply();
-      Send({{kRollback.name, {}}});
-      // The ROLLBACK's own reply is not the failure: keep the call's.
+      call.group_count = 0;
+      QueueGroup(Group::kRollback, {{kRollback.name, {}}});
+      if (!call.guard.empty()) QueueGroup(Group::kGuard, {{kUnlock.name, {}}});
+      Launch();
       call.reply.failed = failure.failed;
       call.reply.sqlstate = std::move(failure.sqlstate);
       call.reply.message = std::move(failure.message);
@@ -578,7 +622,7 @@ Status Session::Reconnect() {
   for (const auto& statement : kBegin) {
     if (Status s = prepare(statement); !s.ok()) return s;
   }
-  for (const auto& statement : {kCommit, kRollback}) {
+  for (const auto& statement : {kCommit, kRollback, kUnlock}) {
     if (Status s = prepare(statement); !s.ok()) return s;
   }
   for (const auto& statement : impl_->statements) {
@@ -613,7 +657,8 @@ bool Classify(const std::string& state, int attempt, int max_retries, TxnOutcome
 }  // namespace
 
 TxnOutcome Session::Run(Isolation isolation, int max_retries,
-                        const std::function<Finish(Transaction&)>& body) {
+                        const std::function<Finish(Transaction&)>& body, std::string_view guard,
+                        std::span<const Param> guard_params) {
   TxnOutcome outcome;
   if (impl_->broken()) {
     outcome.end = TxnEnd::kConnectionLost;
@@ -627,6 +672,10 @@ TxnOutcome Session::Run(Isolation isolation, int max_retries,
     bool done = false;
     bool lost = false;
     try {
+      if (!guard.empty()) {
+        Impl::Reply locked;  // a failed guard is ignored (Call says why)
+        impl_->Pipeline({{guard, guard_params}}, locked);
+      }
       const Finish finish = body(txn);
       if (txn_impl.in_block) {
         Impl::Reply reply;
@@ -644,14 +693,18 @@ TxnOutcome Session::Run(Isolation isolation, int max_retries,
     }
     outcome.statements += txn.statements();
     impl_->counters.statements += txn.statements();
-    if (done) return outcome;
     if (!lost) {
       try {
-        impl_->EndFailedBlock();
+        if (!done) impl_->EndFailedBlock();
+        if (!guard.empty()) {
+          Impl::Reply unlocked;
+          impl_->Pipeline({{kUnlock.name, {}}}, unlocked);
+        }
       } catch (const ConnectionLost&) {
         lost = true;
       }
     }
+    if (done) return outcome;  // committed, even if the connection broke at the unlock
     if (lost) {
       outcome.end = TxnEnd::kConnectionLost;
       impl_->Close();
@@ -677,8 +730,9 @@ bool Session::WantsWrite() const {
 }
 
 void Session::StartCall(Isolation isolation, int max_retries, std::string_view statement,
-                        std::span<const Param> params, Finish finish) {
+                        std::span<const Param> params, Finish finish, std::string_view guard) {
   Impl::CallState& c = impl_->call;
+  c.guard = guard;
   c.isolation = isolation;
   c.max_retries = max_retries;
   c.statement = statement;
@@ -725,14 +779,15 @@ bool Session::Progress(TxnOutcome& outcome, QueryResult& rows) {
 }
 
 TxnOutcome Session::Call(Isolation isolation, int max_retries, std::string_view statement,
-                         std::span<const Param> params, Finish finish, QueryResult& rows) {
+                         std::span<const Param> params, Finish finish, QueryResult& rows,
+                         std::string_view guard) {
   TxnOutcome outcome;
   if (impl_->broken()) {
     outcome.end = TxnEnd::kConnectionLost;
     outcome.message = "not connected to the database";
     return outcome;
   }
-  StartCall(isolation, max_retries, statement, params, finish);
+  StartCall(isolation, max_retries, statement, params, finish, guard);
   while (!Progress(outcome, rows)) {
     pollfd p{socket(), static_cast<short>(POLLIN | (WantsWrite() ? POLLOUT : 0)), 0};
     if (p.fd < 0) continue;  // broken: Progress says so next

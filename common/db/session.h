@@ -157,27 +157,38 @@ class Session {
 
   // Runs body in one transaction: BEGIN ISOLATION LEVEL ..., the body's statements, COMMIT
   // (or ROLLBACK when the body returns kRollback). The body may run again after a retryable
-  // failure, so it must set its outputs afresh on each call.
+  // failure, so it must set its outputs afresh on each call. `guard` (with `guard_params`) is
+  // as for Call, in round trips of its own before and after each attempt.
   TxnOutcome Run(Isolation isolation, int max_retries,
-                 const std::function<Finish(Transaction&)>& body);
+                 const std::function<Finish(Transaction&)>& body, std::string_view guard = {},
+                 std::span<const Param> guard_params = {});
 
   // Runs one prepared statement (a call of a server-side frame function) as one transaction in
   // one round trip: BEGIN ISOLATION LEVEL ..., the statement, and COMMIT or ROLLBACK as
   // `finish` says, pipelined. READ COMMITTED with kCommit needs no BEGIN: the statement is its
   // own transaction. Retried like Run; `rows` gets the statement's rows of the last attempt.
   // A failure costs one more round trip (the ROLLBACK of the failed block).
+  //
+  // `guard`, when set, is a prepared statement that takes session-level advisory locks
+  // (pg_advisory_lock) from the call's first parameter. It runs in a transaction of its own
+  // before each attempt, so that the attempt's snapshot is taken only once the locks are held,
+  // and the session releases every advisory lock it holds after the attempt (in the same round
+  // trip). Calls that would surely conflict (a serialization failure, 40001) then wait for each
+  // other instead; their isolation level is unchanged. A guard that fails is ignored: the call
+  // runs unguarded, as safely as ever.
   TxnOutcome Call(Isolation isolation, int max_retries, std::string_view statement,
-                  std::span<const Param> params, Finish finish, QueryResult& rows);
+                  std::span<const Param> params, Finish finish, QueryResult& rows,
+                  std::string_view guard = {});
 
   // Call in steps, for an event loop that serves many sessions on one thread: StartCall sends
-  // the call without waiting (the parameters are copied; `statement` must outlive the call);
+  // the call without waiting (the parameters are copied; `statement` and `guard` must outlive the call);
   // then, whenever socket() is readable (or writable, while WantsWrite()), Progress() reads
   // what has come, sends what follows (a ROLLBACK, a retry) and returns true once the call has
   // ended, with `outcome` and `rows` set as Call sets them. One call at a time, and no Run or
   // Call while one is in progress. SetNonBlocking first, so that no send ever waits.
   Status SetNonBlocking();
   void StartCall(Isolation isolation, int max_retries, std::string_view statement,
-                 std::span<const Param> params, Finish finish);
+                 std::span<const Param> params, Finish finish, std::string_view guard = {});
   bool Progress(TxnOutcome& outcome, QueryResult& rows);
   bool WantsWrite() const;
   int socket() const;  // -1 when not connected
