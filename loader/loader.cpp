@@ -266,10 +266,12 @@ Result<std::vector<PhaseReport>> Load(const LoadOptions& options,
   }
   if (flat) return reports;
 
-  // Keys, indexes and foreign keys: each phase's statements are independent and run in
-  // parallel; foreign keys need the primary keys they reference.
-  for (SchemaPhase phase :
-       {SchemaPhase::kPrimaryKeys, SchemaPhase::kIndexes, SchemaPhase::kForeignKeys}) {
+  // Keys and indexes, then statistics, then foreign keys: each phase's statements are
+  // independent and run in parallel; foreign keys need the primary keys they reference, and
+  // their validation needs the statistics. Validated before ANALYZE, a foreign key of
+  // HOLDING_HISTORY to TRADE was checked by a nested loop of 1.5 M index probes (17.8 s at 20
+  // trade days; planned from statistics: one hash anti-join).
+  auto run_phase = [&](SchemaPhase phase) -> Status {
     auto start = Clock::now();
     auto statements = SchemaStatements(phase);
     const std::string name(SchemaPhaseName(phase));
@@ -284,20 +286,27 @@ Result<std::vector<PhaseReport>> Load(const LoadOptions& options,
     if (!s.ok()) return s;
     reports.push_back(
         PhaseReport{name, SecondsSince(start), 0, 0, static_cast<int>(statements.size())});
+    return Status::Ok();
+  };
+  for (SchemaPhase phase : {SchemaPhase::kPrimaryKeys, SchemaPhase::kIndexes}) {
+    if (Status s = run_phase(phase); !s.ok()) return s;
   }
-
-  // Run-time trade ids start after every id the initial trades could use (reference §3.3).
   {
     auto start = Clock::now();
-    Status s = admin->Execute(fmt::format("SELECT setval('seq_trade_id', {}, false)",
-                                          workload::TradeCleanupStartId(options.sizing)));
-    if (!s.ok()) return s.WithContext("trade-id sequence");
     std::vector<std::string> statements;
     for (Table t : AllTables()) statements.push_back(fmt::format("ANALYZE {}", TableName(t)));
-    s = RunStatements(options.conninfo, statements, options.jobs, "analyze", progress);
+    Status s = RunStatements(options.conninfo, statements, options.jobs, "analyze", progress);
     if (!s.ok()) return s;
     reports.push_back(
         PhaseReport{"analyze", SecondsSince(start), 0, 0, static_cast<int>(statements.size())});
+  }
+  if (Status s = run_phase(SchemaPhase::kForeignKeys); !s.ok()) return s;
+
+  // Run-time trade ids start after every id the initial trades could use (reference §3.3).
+  if (Status s = admin->Execute(fmt::format("SELECT setval('seq_trade_id', {}, false)",
+                                            workload::TradeCleanupStartId(options.sizing)));
+      !s.ok()) {
+    return s.WithContext("trade-id sequence");
   }
   Status s = admin->Execute("UPDATE brokerbench_load_info SET finished = now(), complete = true");
   if (!s.ok()) return s;

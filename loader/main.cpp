@@ -23,8 +23,9 @@ using bb::Status;
 constexpr const char* kUsage = R"(Usage: bb-loader [options]
 
 Generates the brokerbench database (all 33 TPC-E tables, deterministically) and loads it:
-rows stream into COPY from several jobs, then primary keys, indexes and foreign keys are
-built in parallel, the trade-id sequence is set and the tables are analyzed.
+rows stream into COPY from several jobs, then primary keys and indexes are built in
+parallel, the tables analyzed, the foreign keys added and validated, and the trade-id
+sequence set.
 
 Sizing (the database must be loaded and driven with the same values):
   --customers N            customers, a multiple of 1000 (default 1000; a compliant
