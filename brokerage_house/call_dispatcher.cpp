@@ -42,7 +42,7 @@ Result<std::unique_ptr<RequestSink>> CallDispatcher::Start(const SinkContext& co
   options.mode = FrameMode::kServer;
   std::unique_ptr<CallDispatcher> d(new CallDispatcher(context, std::move(options)));
   for (int i = 0; i < context.workers; ++i) {
-    auto session = db::Session::Open(conninfo, FrameRunner::Statements(FrameMode::kServer));
+    auto session = FrameRunner::OpenSession(conninfo, FrameMode::kServer);
     if (!session.ok()) return session.status().WithContext("opening database session");
     Status s = (*session)->SetNonBlocking();
     if (!s.ok()) return s;

@@ -62,7 +62,7 @@ class DatabaseHandler : public Handler {
 
 Result<std::unique_ptr<Handler>> MakeDatabaseHandler(const std::string& conninfo,
                                                      const FrameOptions& options) {
-  auto session = db::Session::Open(conninfo, FrameRunner::Statements(options.mode));
+  auto session = FrameRunner::OpenSession(conninfo, options.mode);
   if (!session.ok()) return session.status();
   return std::unique_ptr<Handler>(
       std::make_unique<DatabaseHandler>(std::move(session).value(), options));

@@ -69,6 +69,16 @@ std::span<const db::PreparedStatement> FrameRunner::Statements(FrameMode mode) {
   return mode == FrameMode::kServer ? server : client;
 }
 
+Result<std::unique_ptr<db::Session>> FrameRunner::OpenSession(const std::string& conninfo,
+                                                              FrameMode mode) {
+  // The SET clause of every function in frames/sql/*.sql, for the same statements sent one by
+  // one: index lookups at every size (frame_functions.cpp says why).
+  constexpr std::string_view kClientSetup =
+      "SET enable_seqscan = off; SET enable_hashjoin = off; SET enable_mergejoin = off";
+  return db::Session::Open(conninfo, Statements(mode),
+                           mode == FrameMode::kClient ? kClientSetup : std::string_view());
+}
+
 bool PrepareServerCall(const protocol::Message& request, int64_t now, ServerCall& call,
                        protocol::Message& reply) {
   call.params.clear();

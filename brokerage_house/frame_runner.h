@@ -23,6 +23,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <span>
 #include <string>
 #include <string_view>
@@ -56,6 +57,10 @@ class FrameRunner {
 
   // Every statement the frames of `mode` use, to prepare when a session opens.
   static std::span<const db::PreparedStatement> Statements(FrameMode mode);
+  // A session for the frames of `mode`: their statements prepared, and for the client-side
+  // frames the planner settings the server-side functions carry (frame_functions.cpp).
+  static Result<std::unique_ptr<db::Session>> OpenSession(const std::string& conninfo,
+                                                          FrameMode mode);
 
   protocol::BrokerVolumeOutput Run(const protocol::BrokerVolumeInput& in);
   protocol::CustomerPositionOutput Run(const protocol::CustomerPositionInput& in);

@@ -147,7 +147,7 @@ int main(int argc, char** argv) {
     Status installed = bb::bh::InstallFrameFunctions(o.conninfo);
     if (!installed.ok()) return bb::Fail("bb-txn", installed, 1);
   }
-  auto session = bb::db::Session::Open(o.conninfo, bb::bh::FrameRunner::Statements(o.frames));
+  auto session = bb::bh::FrameRunner::OpenSession(o.conninfo, o.frames);
   if (!session.ok()) {
     return bb::Fail("bb-txn", session.status(), 1);
   }

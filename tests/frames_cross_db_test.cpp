@@ -72,9 +72,9 @@ class FramesCrossCheck : public ::testing::TestWithParam<TransactionType> {
     Status installed = bh::InstallFrameFunctions(server_db_);
     ASSERT_TRUE(installed.ok()) << installed.message();
     auto client =
-        db::Session::Open(client_db_, bh::FrameRunner::Statements(bh::FrameMode::kClient));
+        bh::FrameRunner::OpenSession(client_db_, bh::FrameMode::kClient);
     auto server =
-        db::Session::Open(server_db_, bh::FrameRunner::Statements(bh::FrameMode::kServer));
+        bh::FrameRunner::OpenSession(server_db_, bh::FrameMode::kServer);
     ASSERT_TRUE(client.ok()) << client.status().message();
     ASSERT_TRUE(server.ok()) << server.status().message();
     client_session_ = std::move(client).value();

@@ -67,7 +67,7 @@ class FramesRw : public ::testing::TestWithParam<bh::FrameMode> {
   }
 
   static std::unique_ptr<db::Session> OpenSession() {
-    auto session = db::Session::Open(conninfo_, bh::FrameRunner::Statements(GetParam()));
+    auto session = bh::FrameRunner::OpenSession(conninfo_, GetParam());
     EXPECT_TRUE(session.ok()) << session.status().message();
     return session.ok() ? std::move(session).value() : nullptr;
   }

@@ -101,7 +101,7 @@ class Isolation : public ::testing::TestWithParam<Variant> {
     std::thread thread;
   };
   void Open(Running& r) {
-    auto session = db::Session::Open(conninfo_, bh::FrameRunner::Statements(GetParam().mode));
+    auto session = bh::FrameRunner::OpenSession(conninfo_, GetParam().mode);
     ASSERT_TRUE(session.ok()) << session.status().message();
     r.session = std::move(session).value();
   }

@@ -27,6 +27,7 @@ constexpr PreparedStatement kStatements[] = {
     {"echo", "SELECT $1::numeric(12,2), $2::timestamp, $3::date, $4::text, $5::bigint, $6::bool"},
     {"pid", "SELECT pg_backend_pid()"},
     {"guard", "SELECT pg_advisory_lock($1::bigint)"},
+    {"setting", "SELECT current_setting($1)"},
     {"call_put", "SELECT * FROM put_kv($1, $2)"},
     {"call_flaky", "SELECT flaky_add($1)"},
     {"arrays",
@@ -401,6 +402,37 @@ TEST_F(SessionTest, CallsInStepsRunSideBySideOnOneThread) {
   EXPECT_EQ(ValueOf(*sessions[0], 70), 1);
   EXPECT_EQ(ValueOf(*sessions[0], 71), 2);
   EXPECT_EQ(ValueOf(*sessions[0], 100), 1);
+}
+
+// A session's setup runs on every connection it makes, before its statements are prepared; a
+// bad one fails the open, quoting it and the server's reason.
+TEST_F(SessionTest, SetupRunsOnEveryConnectionAndABadOneIsNamed) {
+  auto session = Session::Open(conninfo_, kStatements,
+                               "SET application_name = 'bb_setup'; SET enable_seqscan = off");
+  ASSERT_TRUE(session.ok()) << session.status().message();
+  auto setting = [&](std::string_view name) {
+    QueryResult rows;
+    const Param p[] = {name};
+    EXPECT_EQ((*session)->Call(Isolation::kReadCommitted, 0, "setting", p, Finish::kCommit, rows).end,
+              TxnEnd::kCommitted);
+    return rows.size() == 1 ? std::string(rows.Text(0, 0)) : std::string("(no row)");
+  };
+  EXPECT_EQ(setting("application_name"), "bb_setup");
+  EXPECT_EQ(setting("enable_seqscan"), "off");
+  ASSERT_TRUE((*session)->Reconnect().ok());
+  EXPECT_EQ(setting("enable_seqscan"), "off") << "after Reconnect";
+  auto plain = Open();
+  ASSERT_NE(plain, nullptr);
+  QueryResult rows;
+  const Param p[] = {"enable_seqscan"};
+  plain->Call(Isolation::kReadCommitted, 0, "setting", p, Finish::kCommit, rows);
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows.Text(0, 0), "on") << "without a setup";
+
+  auto bad = Session::Open(conninfo_, kStatements, "SET no_such_setting_here = 1");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_THAT(bad.status().message(), HasSubstr("session setup 'SET no_such_setting_here = 1'"));
+  EXPECT_THAT(bad.status().message(), HasSubstr("no_such_setting_here"));
 }
 
 // Advisory locks held in this database by any session.

@@ -23,7 +23,7 @@ TEST(GeneratedTransactions, EndAsIntendedAndKeepTheDatabaseConsistent) {
   const workload::Sizing sizing{.customers = 1000, .scale_factor = 500, .initial_trade_days = 10};
   auto conninfo = testing::CreateFramesDatabase("txn", sizing);
   ASSERT_TRUE(conninfo.ok()) << conninfo.status().message();
-  auto session = db::Session::Open(*conninfo, bh::FrameRunner::Statements(bh::FrameMode::kServer));
+  auto session = bh::FrameRunner::OpenSession(*conninfo, bh::FrameMode::kServer);
   ASSERT_TRUE(session.ok()) << session.status().message();
 
   const std::vector<TransactionType> types = {

@@ -287,6 +287,7 @@ struct Session::Impl {
   PGconn* conn = nullptr;
   Counters counters;
   std::function<void(std::string_view)> notice_sink;
+  std::string setup;  // run on every new connection (Open, Reconnect)
 
   ~Impl() { Close(); }
   void Close() {
@@ -567,9 +568,11 @@ Session::Session(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Session::~Session() = default;
 
 Result<std::unique_ptr<Session>> Session::Open(const std::string& conninfo,
-                                               std::span<const PreparedStatement> statements) {
+                                               std::span<const PreparedStatement> statements,
+                                               std::string_view setup) {
   auto impl = std::make_unique<Impl>();
   impl->conninfo = conninfo;
+  impl->setup = setup;
   impl->statements.assign(statements.begin(), statements.end());
   auto session = std::unique_ptr<Session>(new Session(std::move(impl)));
   Status s = session->Reconnect();
@@ -601,6 +604,17 @@ Status Session::Reconnect() {
                     impl_->conninfo.empty() ? "PG* defaults" : impl_->conninfo, why));
   }
   PQsetNoticeReceiver(impl_->conn, ForwardNotice, &impl_->notice_sink);
+  if (!impl_->setup.empty()) {
+    ResultPtr r(PQexec(impl_->conn, impl_->setup.c_str()));
+    if (!r || PQresultStatus(r.get()) != PGRES_COMMAND_OK) {
+      std::string message = fmt::format("session setup '{}': {}", impl_->setup,
+                                        r ? OneLine(PQresultErrorMessage(r.get()))
+                                          : OneLine(PQerrorMessage(impl_->conn)));
+      const bool lost = impl_->broken();
+      impl_->Close();
+      return lost ? Status::Unavailable(std::move(message)) : Status::DbError(std::move(message));
+    }
+  }
   auto prepare = [&](const PreparedStatement& statement) -> Status {
     const std::string name(statement.name);
     const std::string sql(statement.sql);

@@ -148,9 +148,11 @@ inline constexpr std::string_view kFrameRollbackSqlstate = "BB001";
 
 class Session {
  public:
-  // Connects and prepares every statement; an error names the statement that failed.
+  // Connects, runs `setup` (SQL such as SET commands; empty: none) and prepares every
+  // statement; an error names the statement that failed. Reconnect does the same.
   static Result<std::unique_ptr<Session>> Open(const std::string& conninfo,
-                                               std::span<const PreparedStatement> statements);
+                                               std::span<const PreparedStatement> statements,
+                                               std::string_view setup = {});
   ~Session();
   Session(const Session&) = delete;
   Session& operator=(const Session&) = delete;
