@@ -1,10 +1,13 @@
 #include "loader/loader.h"
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <map>
 #include <mutex>
 #include <regex>
+#include <set>
 #include <thread>
 
 #include <fmt/format.h>
@@ -112,58 +115,149 @@ std::vector<WorkUnit> OrderedUnits(const workload::Sizing& sizing) {
   return units;
 }
 
-// Runs statements on `jobs` connections in parallel, reporting each one done.
-Status RunStatements(const std::string& conninfo, const std::vector<std::string>& statements,
-                     int jobs, const std::string& phase, const ProgressCallback& progress) {
-  std::atomic<int> done{0};
-  std::vector<std::unique_ptr<db::Connection>> connections(std::min<int>(jobs, statements.size()));
+// One statement of the key phases and the table it works on.
+struct Step {
+  std::string table;
+  std::string sql;
+};
+
+// Bytes of each table of the schema, as loaded.
+using TableSizes = std::map<std::string, int64_t>;
+
+Result<TableSizes> SizesOfTables(db::Connection& conn) {
+  auto rows = conn.Query(
+      "SELECT relname, pg_relation_size(oid) FROM pg_class WHERE relkind = 'r' AND "
+      "relnamespace = current_schema()::regnamespace");
+  if (!rows.ok()) return rows.status();
+  TableSizes sizes;
+  for (const auto& row : rows->values) sizes[row[0].value_or("")] = std::stoll(row[1].value_or("0"));
+  return sizes;
+}
+
+// Runs the steps on `jobs` connections, the largest table's first: the longest steps start
+// first, so that the phase does not end with one long step running alone. With
+// one_per_table, never two steps of one table at once (they would wait for each other's
+// lock, a connection idle meanwhile); a connection takes the largest step whose table is free.
+Status RunSteps(const std::string& conninfo, std::vector<Step> steps, const TableSizes& sizes,
+                int jobs, bool one_per_table, const std::string& phase,
+                const ProgressCallback& progress) {
+  auto size_of = [&](const Step& step) {
+    auto it = sizes.find(step.table);
+    return it == sizes.end() ? 0 : it->second;
+  };
+  std::stable_sort(steps.begin(), steps.end(),
+                   [&](const Step& a, const Step& b) { return size_of(a) > size_of(b); });
+  const int workers = std::min<int>(jobs, static_cast<int>(steps.size()));
+  std::vector<std::unique_ptr<db::Connection>> connections(workers);
   for (auto& c : connections) {
     auto opened = Connect(conninfo);
     if (!opened.ok()) return opened.status();
     c = std::move(opened).value();
   }
-  return RunParallel(static_cast<int>(statements.size()), jobs, [&](int i, int worker) {
-    Status s = connections[worker]->Execute(statements[i]);
-    if (!s.ok()) return s.WithContext(fmt::format("{} ({})", phase, statements[i]));
-    LoadProgress p{phase, 0, 0, ++done, static_cast<int>(statements.size())};
-    if (progress) progress(p);
-    return Status::Ok();
-  });
+  std::mutex mutex;
+  std::condition_variable changed;
+  std::vector<bool> taken(steps.size(), false);
+  std::set<std::string> busy;
+  int done = 0;
+  Status first = Status::Ok();
+  {
+    std::vector<std::jthread> threads;
+    for (int w = 0; w < workers; ++w) {
+      threads.emplace_back([&, w] {
+        std::unique_lock lock(mutex);
+        for (;;) {
+          std::size_t pick = steps.size();
+          changed.wait(lock, [&] {
+            if (!first.ok()) return true;
+            bool all_taken = true;
+            for (std::size_t i = 0; i < steps.size(); ++i) {
+              if (taken[i]) continue;
+              all_taken = false;
+              if (!one_per_table || !busy.contains(steps[i].table)) {
+                pick = i;
+                return true;
+              }
+            }
+            return all_taken;
+          });
+          if (!first.ok() || pick == steps.size()) return;
+          taken[pick] = true;
+          busy.insert(steps[pick].table);
+          lock.unlock();
+          Status s = connections[w]->Execute(steps[pick].sql);
+          lock.lock();
+          busy.erase(steps[pick].table);
+          ++done;
+          if (!s.ok() && first.ok()) {
+            first = s.WithContext(fmt::format("{} ({})", phase, steps[pick].sql));
+          }
+          if (progress) progress(LoadProgress{phase, 0, 0, done, static_cast<int>(steps.size())});
+          changed.notify_all();
+        }
+      });
+    }
+  }
+  return first;
+}
+
+// Primary keys in two steps: the unique index under the key's name (CREATE INDEX, which lets
+// other index builds of the table run beside it, where ADD PRIMARY KEY locks the table), then
+// the constraint over it (ADD ... USING INDEX: instant, the key columns being NOT NULL
+// already). So every index build of every table is one pool of independent steps.
+struct KeySteps {
+  std::vector<Step> builds;  // the keys' unique indexes and the secondary indexes
+  std::vector<Step> attach;  // the primary key constraints
+};
+
+KeySteps SplitKeys(const std::vector<std::string>& primary_keys,
+                   const std::vector<std::string>& indexes) {
+  static const std::regex kPrimaryKey(R"(^ALTER TABLE (\w+) ADD PRIMARY KEY (\(.*\))$)");
+  static const std::regex kIndex(R"(^CREATE (?:UNIQUE )?INDEX \w+ ON (\w+))");
+  KeySteps steps;
+  for (const auto& statement : primary_keys) {
+    std::smatch m;
+    if (!std::regex_search(statement, m, kPrimaryKey)) {
+      steps.attach.push_back({"", statement});  // not a plain primary key: run it as it is
+      continue;
+    }
+    const std::string table = m[1];
+    steps.builds.push_back(
+        {table, fmt::format("CREATE UNIQUE INDEX {0}_pkey ON {0} {1}", table, m[2].str())});
+    steps.attach.push_back(
+        {table, fmt::format("ALTER TABLE {0} ADD CONSTRAINT {0}_pkey PRIMARY KEY USING INDEX "
+                            "{0}_pkey",
+                            table)});
+  }
+  for (const auto& statement : indexes) {
+    std::smatch m;
+    steps.builds.push_back(
+        {std::regex_search(statement, m, kIndex) ? m[1].str() : std::string(), statement});
+  }
+  return steps;
 }
 
 // Foreign keys in two steps: added NOT VALID (instant), then validated. ADD CONSTRAINT takes
 // SHARE ROW EXCLUSIVE on both tables, which serialises the many keys that reference the same
-// table (trade, security, status_type); VALIDATE takes only SHARE UPDATE EXCLUSIVE on its own
-// table and ROW SHARE on the referenced one, so validations of different tables run in
-// parallel. The validations are ordered round-robin over tables for the same reason.
+// table (trade, security, status_type): they run one after the other. VALIDATE takes only
+// SHARE UPDATE EXCLUSIVE on its own table and ROW SHARE on the referenced one, so validations
+// of different tables run in parallel (RunSteps, one per table).
 struct ForeignKeySteps {
-  std::vector<std::string> add;
-  std::vector<std::string> validate;
+  std::vector<Step> add;
+  std::vector<Step> validate;
 };
 
 ForeignKeySteps SplitForeignKeys(const std::vector<std::string>& statements) {
   static const std::regex kAddFk(R"(^ALTER TABLE (\w+) ADD CONSTRAINT (\w+) FOREIGN KEY)");
   ForeignKeySteps steps;
-  std::map<std::string, std::vector<std::string>> by_table;
   for (const auto& statement : statements) {
     std::smatch m;
     if (!std::regex_search(statement, m, kAddFk)) {
-      steps.add.push_back(statement);  // not a foreign key: run it as it is
+      steps.add.push_back({"", statement});  // not a foreign key: run it as it is
       continue;
     }
-    steps.add.push_back(statement + " NOT VALID");
-    by_table[m[1]].push_back(
-        fmt::format("ALTER TABLE {} VALIDATE CONSTRAINT {}", m[1].str(), m[2].str()));
-  }
-  for (std::size_t round = 0; !by_table.empty(); ++round) {
-    for (auto it = by_table.begin(); it != by_table.end();) {
-      if (round < it->second.size()) {
-        steps.validate.push_back(it->second[round]);
-        ++it;
-      } else {
-        it = by_table.erase(it);
-      }
-    }
+    steps.add.push_back({m[1], statement + " NOT VALID"});
+    steps.validate.push_back(
+        {m[1], fmt::format("ALTER TABLE {} VALIDATE CONSTRAINT {}", m[1].str(), m[2].str())});
   }
   return steps;
 }
@@ -266,41 +360,46 @@ Result<std::vector<PhaseReport>> Load(const LoadOptions& options,
   }
   if (flat) return reports;
 
-  // Keys and indexes, then statistics, then foreign keys: each phase's statements are
-  // independent and run in parallel; foreign keys need the primary keys they reference, and
-  // their validation needs the statistics. Validated before ANALYZE, a foreign key of
+  // Keys and indexes, then statistics, then foreign keys, each phase a pool of steps on
+  // `jobs` connections. Foreign keys need the primary keys they reference, and their
+  // validation needs the statistics: validated before ANALYZE, a foreign key of
   // HOLDING_HISTORY to TRADE was checked by a nested loop of 1.5 M index probes (17.8 s at 20
   // trade days; planned from statistics: one hash anti-join).
-  auto run_phase = [&](SchemaPhase phase) -> Status {
+  auto sizes = SizesOfTables(*admin);
+  if (!sizes.ok()) return sizes.status().WithContext("measuring the tables");
+  auto run_phase = [&](const std::string& name, std::vector<Step> first, int first_jobs,
+                       std::vector<Step> then, bool then_one_per_table) -> Status {
     auto start = Clock::now();
-    auto statements = SchemaStatements(phase);
-    const std::string name(SchemaPhaseName(phase));
-    Status s;
-    if (phase == SchemaPhase::kForeignKeys) {
-      ForeignKeySteps steps = SplitForeignKeys(statements);
-      s = RunStatements(options.conninfo, steps.add, 1, name, progress);
-      if (s.ok()) s = RunStatements(options.conninfo, steps.validate, options.jobs, name, progress);
-    } else {
-      s = RunStatements(options.conninfo, statements, options.jobs, name, progress);
+    const int steps = static_cast<int>(first.size() + then.size());
+    Status s = RunSteps(options.conninfo, std::move(first), *sizes, first_jobs, false, name,
+                        progress);
+    if (s.ok() && !then.empty()) {
+      s = RunSteps(options.conninfo, std::move(then), *sizes, options.jobs, then_one_per_table,
+                   name, progress);
     }
-    if (!s.ok()) return s;
-    reports.push_back(
-        PhaseReport{name, SecondsSince(start), 0, 0, static_cast<int>(statements.size())});
-    return Status::Ok();
+    if (s.ok()) reports.push_back(PhaseReport{name, SecondsSince(start), 0, 0, steps});
+    return s;
   };
-  for (SchemaPhase phase : {SchemaPhase::kPrimaryKeys, SchemaPhase::kIndexes}) {
-    if (Status s = run_phase(phase); !s.ok()) return s;
+  KeySteps keys = SplitKeys(SchemaStatements(SchemaPhase::kPrimaryKeys),
+                            SchemaStatements(SchemaPhase::kIndexes));
+  std::vector<Step> analyze;
+  for (Table t : AllTables()) {
+    analyze.push_back({std::string(TableName(t)), fmt::format("ANALYZE {}", TableName(t))});
   }
-  {
-    auto start = Clock::now();
-    std::vector<std::string> statements;
-    for (Table t : AllTables()) statements.push_back(fmt::format("ANALYZE {}", TableName(t)));
-    Status s = RunStatements(options.conninfo, statements, options.jobs, "analyze", progress);
-    if (!s.ok()) return s;
-    reports.push_back(
-        PhaseReport{"analyze", SecondsSince(start), 0, 0, static_cast<int>(statements.size())});
+  ForeignKeySteps foreign = SplitForeignKeys(SchemaStatements(SchemaPhase::kForeignKeys));
+  if (Status s = run_phase("keys and indexes", std::move(keys.builds), options.jobs,
+                           std::move(keys.attach), false);
+      !s.ok()) {
+    return s;
   }
-  if (Status s = run_phase(SchemaPhase::kForeignKeys); !s.ok()) return s;
+  if (Status s = run_phase("analyze", std::move(analyze), options.jobs, {}, false); !s.ok()) {
+    return s;
+  }
+  if (Status s = run_phase("foreign keys", std::move(foreign.add), 1, std::move(foreign.validate),
+                           true);
+      !s.ok()) {
+    return s;
+  }
 
   // Run-time trade ids start after every id the initial trades could use (reference §3.3).
   if (Status s = admin->Execute(fmt::format("SELECT setval('seq_trade_id', {}, false)",
