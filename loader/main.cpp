@@ -338,8 +338,7 @@ int main(int argc, char** argv) {
   if (!phases.ok()) {
     fmt::print(stderr, "bb-loader: {}\n", phases.status().message());
     // A refusal (the database is not in the state this phase needs) changed nothing.
-    const bool refused = phases.status().code() == bb::StatusCode::kInvalidArgument &&
-                         o.phase != bb::loader::LoadPhase::kAll;
+    const bool refused = phases.status().code() == bb::StatusCode::kInvalidArgument;
     if (o.flat_dir.empty() && !refused) {
       fmt::print(stderr,
                  "bb-loader: the database keeps what was loaded so far and is marked incomplete "
