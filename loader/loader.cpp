@@ -16,6 +16,7 @@
 #include "common/workload/ids.h"
 #include "loader/copy_sink.h"
 #include "loader/generator.h"
+#include "loader/load_record.h"
 #include "loader/schema.h"
 #include "loader/tables.h"
 
@@ -60,7 +61,7 @@ Result<std::unique_ptr<db::Connection>> Connect(const std::string& conninfo) {
 
 // Refuses a database that already holds brokerbench tables, unless told to drop them.
 Status PrepareDatabase(db::Connection& conn, const LoadOptions& options) {
-  std::string names = "brokerbench_load_info";
+  std::string names = fmt::format("{},{}", kLoadInfoTable, kLoadUnitsTable);
   for (Table t : AllTables()) names += "," + std::string(TableName(t));
   auto existing = conn.Query(fmt::format(
       "SELECT count(*) FROM pg_class WHERE relnamespace = current_schema()::regnamespace "
@@ -70,8 +71,8 @@ Status PrepareDatabase(db::Connection& conn, const LoadOptions& options) {
   int tables = std::stoi(existing->values[0][0].value_or("0"));
   if (tables > 0 && !options.drop) {
     return Status::InvalidArgument(fmt::format(
-        "the database already holds {} brokerbench tables (of 33 and the load record); load "
-        "into an empty database, or pass --drop to replace them",
+        "the database already holds {} brokerbench tables (of 33 and the load record's 2); "
+        "load into an empty database, or pass --drop to replace them",
         tables));
   }
   if (tables > 0 || options.drop) {
@@ -79,23 +80,16 @@ Status PrepareDatabase(db::Connection& conn, const LoadOptions& options) {
       Status s = conn.Execute(fmt::format("DROP TABLE IF EXISTS {} CASCADE", TableName(t)));
       if (!s.ok()) return s;
     }
-    Status s = conn.Execute(
-        "DROP SEQUENCE IF EXISTS seq_trade_id; DROP TABLE IF EXISTS brokerbench_load_info");
+    Status s = conn.Execute("DROP SEQUENCE IF EXISTS seq_trade_id; " + DropLoadRecordSql());
     if (!s.ok()) return s;
   }
-  Status s = conn.Execute(fmt::format(
-      "CREATE TABLE brokerbench_load_info (customers BIGINT NOT NULL, scale_factor INTEGER "
-      "NOT NULL, initial_trade_days INTEGER NOT NULL, started TIMESTAMPTZ NOT NULL, finished "
-      "TIMESTAMPTZ, complete BOOLEAN NOT NULL); "
-      "INSERT INTO brokerbench_load_info VALUES ({}, {}, {}, now(), NULL, false)",
-      options.sizing.customers, options.sizing.scale_factor, options.sizing.initial_trade_days));
+  Status s = CreateLoadRecord(conn, options.sizing);
   if (!s.ok()) return s;
   return ApplySchemaPhase(conn, SchemaPhase::kTables);
 }
 
 // Generation order: the longest units first, so the tail of the phase stays short.
-std::vector<WorkUnit> OrderedUnits(const workload::Sizing& sizing) {
-  std::vector<WorkUnit> units = WorkUnits(sizing);
+std::vector<WorkUnit> OrderedUnits(std::vector<WorkUnit> units) {
   std::stable_sort(units.begin(), units.end(), [](const WorkUnit& a, const WorkUnit& b) {
     auto rank = [](UnitPart p) {
       switch (p) {
@@ -275,97 +269,139 @@ int64_t ExpectedRows(const workload::Sizing& sizing) {
   return lus * per_lu_scaling + trades * 100 * (1 + 1 + 2.4 + 0.92 + 1.34 + 0.051) / 100 + 15000;
 }
 
-Result<std::vector<PhaseReport>> Load(const LoadOptions& options,
-                                      const ProgressCallback& progress) {
-  Status valid = options.sizing.Validate();
-  if (!valid.ok()) return valid;
-  std::vector<PhaseReport> reports;
+namespace {
+
+// Data: generates `selected` and streams it into COPY (or files). In a database, the units are
+// claimed in the load record first and each is recorded with its rows once its COPY is done.
+Status LoadData(const LoadOptions& options, db::Connection* admin,
+                const std::vector<WorkUnit>& selected, const ProgressCallback& progress,
+                std::vector<PhaseReport>& reports) {
   const bool flat = !options.flat_dir.empty();
-  std::unique_ptr<db::Connection> admin;
   if (!flat) {
-    auto conn = Connect(options.conninfo);
-    if (!conn.ok()) return conn.status();
-    admin = std::move(conn).value();
-    Status s = PrepareDatabase(*admin, options);
-    if (!s.ok()) return s.WithContext("preparing the database");
-  } else {
-    std::error_code ec;
-    std::filesystem::create_directories(options.flat_dir, ec);
-    if (ec) {
-      return Status::IoError(fmt::format("--flat-dir: cannot create '{}': {}",
-                                         options.flat_dir.string(), ec.message()));
-    }
+    Status s = ClaimUnits(*admin, selected);
+    if (!s.ok()) return s.WithContext("claiming the load units");
   }
-
-  // Data: generate every unit and stream it into COPY (or files).
-  {
-    auto start = Clock::now();
-    const std::vector<WorkUnit> units = OrderedUnits(options.sizing);
-    const std::vector<WorkUnit> file_order = WorkUnits(options.sizing);
-    std::atomic<int64_t> rows{0};
-    std::atomic<int64_t> bytes{0};
-    std::atomic<int> units_done{0};
-    std::atomic<bool> generating{true};
-    const int64_t expected = ExpectedRows(options.sizing);
-    std::jthread reporter([&] {
-      while (generating) {
-        if (progress) {
-          progress(LoadProgress{flat ? "generate+write files" : "generate+COPY", rows.load(),
-                                expected, units_done.load(), static_cast<int>(units.size())});
-        }
-        std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  std::mutex record_mutex;  // the admin connection, shared by the workers
+  auto start = Clock::now();
+  const std::vector<WorkUnit> units = OrderedUnits(selected);
+  const std::vector<WorkUnit> file_order = WorkUnits(options.sizing);
+  std::atomic<int64_t> rows{0};
+  std::atomic<int64_t> bytes{0};
+  std::atomic<int> units_done{0};
+  std::atomic<bool> generating{true};
+  const LoadUnitRange range = options.load_units.value_or(AllLoadUnits(options.sizing));
+  const int64_t expected =
+      ExpectedRows(options.sizing) * range.count() / options.sizing.LoadUnits();
+  std::jthread reporter([&] {
+    while (generating) {
+      if (progress) {
+        progress(LoadProgress{flat ? "generate+write files" : "generate+COPY", rows.load(),
+                              expected, units_done.load(), static_cast<int>(units.size())});
       }
-    });
-    Status s = RunParallel(static_cast<int>(units.size()), options.jobs, [&](int i, int) {
-      const WorkUnit& unit = units[i];
-      Status st;
-      if (flat) {
-        // Part files are named by the unit's place in WorkUnits order, so joining them gives
-        // the same files however the work was scheduled.
-        int index = static_cast<int>(std::find_if(file_order.begin(), file_order.end(),
-                                                  [&](const WorkUnit& u) {
-                                                    return u.part == unit.part &&
-                                                           u.load_unit == unit.load_unit;
-                                                  }) -
-                                     file_order.begin());
-        FlatFileSink sink(options.flat_dir, index);
-        st = Generate(options.sizing, unit, sink, &rows);
-        if (st.ok()) st = sink.Finish();
-      } else {
-        DatabaseSink sink(options.conninfo);
-        st = Generate(options.sizing, unit, sink, &rows);
-        Status finished = sink.Finish();
-        if (st.ok()) st = finished;
-        bytes += sink.bytes();
-      }
-      ++units_done;
-      return st.WithContext(WorkUnitName(unit));
-    });
-    generating = false;
-    reporter.join();
-    if (!s.ok()) return s;
+      std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    }
+  });
+  Status s = RunParallel(static_cast<int>(units.size()), options.jobs, [&](int i, int) {
+    const WorkUnit& unit = units[i];
+    Status st;
     if (flat) {
-      s = JoinFlatFiles(options.flat_dir);
-      if (!s.ok()) return s;
-      for (Table t : AllTables()) {
-        std::error_code ec;
-        auto size =
-            std::filesystem::file_size(options.flat_dir / (std::string(TableName(t)) + ".tsv"), ec);
-        if (!ec) bytes += static_cast<int64_t>(size);
+      // Part files are named by the unit's place in WorkUnits order, so joining them gives
+      // the same files however the work was scheduled.
+      int index = static_cast<int>(std::find_if(file_order.begin(), file_order.end(),
+                                                [&](const WorkUnit& u) {
+                                                  return u.part == unit.part &&
+                                                         u.load_unit == unit.load_unit;
+                                                }) -
+                                   file_order.begin());
+      FlatFileSink sink(options.flat_dir, index);
+      st = Generate(options.sizing, unit, sink, &rows);
+      if (st.ok()) st = sink.Finish();
+    } else {
+      DatabaseSink sink(options.conninfo);
+      RowCountingSink counted(sink);
+      st = Generate(options.sizing, unit, counted, &rows);
+      Status finished = sink.Finish();
+      if (st.ok()) st = finished;
+      bytes += sink.bytes();
+      if (st.ok()) {
+        std::lock_guard lock(record_mutex);
+        st = RecordUnitLoaded(*admin, unit, counted.rows());
       }
     }
-    reports.push_back(PhaseReport{flat ? "generate+write files" : "generate+COPY",
-                                  SecondsSince(start), rows.load(), bytes.load(),
-                                  static_cast<int>(units.size())});
+    ++units_done;
+    return st.WithContext(WorkUnitName(unit));
+  });
+  generating = false;
+  reporter.join();
+  if (!s.ok()) return s;
+  if (flat) {
+    s = JoinFlatFiles(options.flat_dir);
+    if (!s.ok()) return s;
+    for (Table t : AllTables()) {
+      std::error_code ec;
+      auto size =
+          std::filesystem::file_size(options.flat_dir / (std::string(TableName(t)) + ".tsv"), ec);
+      if (!ec) bytes += static_cast<int64_t>(size);
+    }
   }
-  if (flat) return reports;
+  reports.push_back(PhaseReport{flat ? "generate+write files" : "generate+COPY",
+                                SecondsSince(start), rows.load(), bytes.load(),
+                                static_cast<int>(units.size())});
+  return Status::Ok();
+}
 
+// A finish phase after data phases in other processes: every unit is in, and every table
+// holds exactly the rows the data phases recorded (a unit loaded twice, or rows added by hand,
+// would show here before a key fails on them). The counts run in parallel.
+Status CheckLoadedRows(db::Connection& admin, const LoadOptions& options,
+                       const ProgressCallback& progress, std::vector<PhaseReport>& reports) {
+  auto start = Clock::now();
+  Status s = CheckAllUnitsLoaded(admin, options.sizing);
+  if (!s.ok()) return s;
+  auto recorded = RecordedRows(admin);
+  if (!recorded.ok()) return recorded.status();
+  const auto tables = AllTables();
+  const int count = static_cast<int>(tables.size());
+  std::vector<std::unique_ptr<db::Connection>> connections(std::min(options.jobs, count));
+  for (auto& c : connections) {
+    auto opened = Connect(options.conninfo);
+    if (!opened.ok()) return opened.status();
+    c = std::move(opened).value();
+  }
+  std::atomic<int> done{0};
+  TableRows counted{};
+  s = RunParallel(count, options.jobs, [&](int i, int worker) {
+    const std::string name(TableName(tables[i]));
+    auto rows = connections[worker]->Query(fmt::format("SELECT count(*) FROM {}", name));
+    if (!rows.ok()) return rows.status().WithContext("counting the rows of " + name);
+    counted[i] = std::stoll(rows->values[0][0].value_or("0"));
+    if (progress) progress(LoadProgress{"row counts", 0, 0, ++done, count});
+    return Status::Ok();
+  });
+  if (!s.ok()) return s;
+  for (int i = 0; i < count; ++i) {
+    const int64_t want = (*recorded)[static_cast<size_t>(tables[i])];
+    if (counted[i] != want) {
+      return Status::InvalidArgument(fmt::format(
+          "table {} holds {} rows, but the data phases recorded {}: rows were loaded twice or "
+          "changed by hand; start over with --phase prepare --drop",
+          TableName(tables[i]), counted[i], want));
+    }
+  }
+  reports.push_back(PhaseReport{"row counts", SecondsSince(start), 0, 0, count});
+  return Status::Ok();
+}
+
+// Keys and indexes, then statistics, then foreign keys.
+Status BuildKeysIndexesAndForeignKeys(db::Connection& admin, const LoadOptions& options,
+                                      const ProgressCallback& progress,
+                                      std::vector<PhaseReport>& reports) {
   // Keys and indexes, then statistics, then foreign keys, each phase a pool of steps on
   // `jobs` connections. Foreign keys need the primary keys they reference, and their
   // validation needs the statistics: validated before ANALYZE, a foreign key of
   // HOLDING_HISTORY to TRADE was checked by a nested loop of 1.5 M index probes (17.8 s at 20
   // trade days; planned from statistics: one hash anti-join).
-  auto sizes = SizesOfTables(*admin);
+  auto sizes = SizesOfTables(admin);
   if (!sizes.ok()) return sizes.status().WithContext("measuring the tables");
   auto run_phase = [&](const std::string& name, std::vector<Step> first, int first_jobs,
                        std::vector<Step> then, bool then_one_per_table) -> Status {
@@ -400,14 +436,80 @@ Result<std::vector<PhaseReport>> Load(const LoadOptions& options,
       !s.ok()) {
     return s;
   }
+  return Status::Ok();
+}
 
+// The end of a load: the trade-id sequence, and the load marked complete.
+Status FinishLoad(db::Connection& admin, const LoadOptions& options) {
   // Run-time trade ids start after every id the initial trades could use (reference §3.3).
-  if (Status s = admin->Execute(fmt::format("SELECT setval('seq_trade_id', {}, false)",
-                                            workload::TradeCleanupStartId(options.sizing)));
-      !s.ok()) {
-    return s.WithContext("trade-id sequence");
+  Status s = admin.Execute(fmt::format("SELECT setval('seq_trade_id', {}, false)",
+                                       workload::TradeCleanupStartId(options.sizing)));
+  if (!s.ok()) return s.WithContext("trade-id sequence");
+  return MarkLoadComplete(admin);
+}
+
+}  // namespace
+
+Result<std::vector<PhaseReport>> Load(const LoadOptions& options,
+                                      const ProgressCallback& progress) {
+  Status valid = options.sizing.Validate();
+  if (!valid.ok()) return valid;
+  const LoadPhase phase = options.phase;
+  const bool flat = !options.flat_dir.empty();
+  if (flat && phase != LoadPhase::kAll) {
+    return Status::InvalidArgument(
+        fmt::format("--phase: '{}' is for a database; --flat-dir writes every file in one piece",
+                    LoadPhaseName(phase)));
   }
-  Status s = admin->Execute("UPDATE brokerbench_load_info SET finished = now(), complete = true");
+  if (options.load_units && phase != LoadPhase::kData) {
+    return Status::InvalidArgument(fmt::format(
+        "--load-units: '{}' goes with --phase data only (the other phases work on every load "
+        "unit)",
+        ToString(*options.load_units)));
+  }
+  const LoadUnitRange range = options.load_units.value_or(AllLoadUnits(options.sizing));
+  if (Status s = CheckLoadUnitRange("--load-units", range, options.sizing); !s.ok()) return s;
+  std::vector<PhaseReport> reports;
+  std::unique_ptr<db::Connection> admin;
+  if (!flat) {
+    auto conn = Connect(options.conninfo);
+    if (!conn.ok()) return conn.status();
+    admin = std::move(conn).value();
+    if (phase == LoadPhase::kAll || phase == LoadPhase::kPrepare) {
+      auto start = Clock::now();
+      Status s = PrepareDatabase(*admin, options);
+      if (!s.ok()) return s.WithContext("preparing the database");
+      if (phase == LoadPhase::kPrepare) {
+        reports.push_back(PhaseReport{"prepare", SecondsSince(start), 0, 0, 0});
+      }
+    } else {
+      Status s = CheckPrepared(*admin, options.sizing, LoadPhaseName(phase));
+      if (!s.ok()) return s;
+    }
+  } else {
+    std::error_code ec;
+    std::filesystem::create_directories(options.flat_dir, ec);
+    if (ec) {
+      return Status::IoError(fmt::format("--flat-dir: cannot create '{}': {}",
+                                         options.flat_dir.string(), ec.message()));
+    }
+  }
+  if (phase == LoadPhase::kPrepare) return reports;
+
+  if (phase == LoadPhase::kAll || phase == LoadPhase::kData) {
+    Status s =
+        LoadData(options, admin.get(), WorkUnitsOf(options.sizing, range), progress, reports);
+    if (!s.ok()) return s;
+  }
+  if (flat || phase == LoadPhase::kData) return reports;
+
+  if (phase == LoadPhase::kFinish) {
+    Status s = CheckLoadedRows(*admin, options, progress, reports);
+    if (!s.ok()) return s.WithContext("checking the data phases");
+  }
+  Status s = BuildKeysIndexesAndForeignKeys(*admin, options, progress, reports);
+  if (!s.ok()) return s;
+  s = FinishLoad(*admin, options);
   if (!s.ok()) return s;
   return reports;
 }

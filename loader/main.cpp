@@ -4,8 +4,10 @@
 #include <cstdio>
 #include <cstring>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include <fmt/format.h>
 #include <unistd.h>
@@ -13,6 +15,7 @@
 #include "common/db/connection.h"
 #include "common/util/cli.h"
 #include "loader/check.h"
+#include "loader/load_plan.h"
 #include "loader/loader.h"
 
 namespace {
@@ -43,6 +46,26 @@ What:
   --check                  audit a loaded database instead of loading: row counts, the
                            consistency conditions of TPC-E clause 7.3.2 and the invariants
                            that hold after a load; PASS/FAIL per check, exit 1 on any FAIL
+  --phase PHASE            one phase of a load split over several processes or hosts
+                           (brokerbench build-db --config runs them); the result is the
+                           same database as a load in one piece (default: all):
+                             prepare  create the tables and the load record (with --drop,
+                                      replace a loaded database first)
+                             data     generate and COPY the rows of --load-units into
+                                      prepared tables; any number at once, each its own
+                                      range; refused unless prepared with the same sizing
+                             finish   check that every load unit is in and each table holds
+                                      the rows the data phases recorded, then keys,
+                                      indexes, foreign keys, the trade-id sequence,
+                                      ANALYZE, and mark the load complete
+  --load-units FIRST-LAST  with --phase data: these load units only (1000 customers each,
+                           counted from 0: 5000 customers are load units 0-4; "N" is N-N;
+                           default all). The range holding load unit 0 also loads the
+                           fixed tables. A unit another loader claimed is refused.
+  --split-load-units LIST  print the load units of each of several loaders, one FIRST-LAST
+                           line each, and exit. LIST: one comma-separated entry per loader,
+                           "auto" (an even share, in order) or FIRST-LAST; all of one kind.
+                           Ranges must cover every load unit once.
   --jobs N                 parallel jobs (default: the number of cores)
   --report FILE            also write the phase timings as JSON (used by brokerbench bench)
   -h, --help               this text
@@ -58,6 +81,10 @@ struct Options {
   bool drop = false;
   bool check = false;
   int jobs = 0;
+  bb::loader::LoadPhase phase = bb::loader::LoadPhase::kAll;
+  bool phase_given = false;
+  std::optional<bb::loader::LoadUnitRange> load_units;
+  std::optional<std::vector<std::optional<bb::loader::LoadUnitRange>>> split;
 };
 
 Result<Options> ParseOptions(int argc, char** argv) {
@@ -79,6 +106,25 @@ Result<Options> ParseOptions(int argc, char** argv) {
       if (!v.ok()) return v.status();
       if (v->empty()) return Status::InvalidArgument(arg + ": needs a non-empty value");
       (arg == "--db" ? o.conninfo : arg == "--flat-dir" ? o.flat_dir : o.report) = *v;
+    } else if (arg == "--phase") {
+      auto v = args.Value();
+      if (!v.ok()) return v.status();
+      auto phase = bb::loader::ParseLoadPhase(arg, *v);
+      if (!phase.ok()) return phase.status();
+      o.phase = *phase;
+      o.phase_given = true;
+    } else if (arg == "--load-units") {
+      auto v = args.Value();
+      if (!v.ok()) return v.status();
+      auto range = bb::loader::ParseLoadUnitRange(arg, *v);
+      if (!range.ok()) return range.status();
+      o.load_units = *range;
+    } else if (arg == "--split-load-units") {
+      auto v = args.Value();
+      if (!v.ok()) return v.status();
+      auto list = bb::loader::ParseShareList(arg, *v);
+      if (!list.ok()) return list.status();
+      o.split = std::move(list).value();
     } else if (arg == "--drop") {
       o.drop = true;
     } else if (arg == "--check") {
@@ -96,6 +142,35 @@ Result<Options> ParseOptions(int argc, char** argv) {
   }
   Status s = o.sizing.Validate();
   if (!s.ok()) return s;
+  using bb::loader::LoadPhase;
+  const std::string phase(bb::loader::LoadPhaseName(o.phase));
+  if (o.split && (o.check || o.phase_given || o.load_units || !o.flat_dir.empty() || o.drop)) {
+    return Status::InvalidArgument(
+        "--split-load-units only prints a split; it does not go with --check, --phase, "
+        "--load-units, --flat-dir or --drop");
+  }
+  if (o.phase_given && o.check) {
+    return Status::InvalidArgument("--phase: --check audits a whole load; it takes no phase");
+  }
+  if (o.phase != LoadPhase::kAll && !o.flat_dir.empty()) {
+    return Status::InvalidArgument(fmt::format(
+        "--phase: '{}' is for a database; --flat-dir writes every file in one piece", phase));
+  }
+  if (o.load_units && o.phase != LoadPhase::kData) {
+    return Status::InvalidArgument(
+        fmt::format("--load-units: '{}' goes with --phase data only (the other phases work on "
+                    "every load unit)",
+                    bb::loader::ToString(*o.load_units)));
+  }
+  if (o.load_units) {
+    s = bb::loader::CheckLoadUnitRange("--load-units", *o.load_units, o.sizing);
+    if (!s.ok()) return s;
+  }
+  if (o.drop && (o.phase == LoadPhase::kData || o.phase == LoadPhase::kFinish)) {
+    return Status::InvalidArgument(fmt::format(
+        "--drop: the {} phase never replaces tables; --phase prepare (or a whole load) does",
+        phase));
+  }
   return o;
 }
 
@@ -202,21 +277,70 @@ Status WriteReport(const std::string& path, const bb::loader::LoadOptions& lo,
 
 }  // namespace
 
+// --split-load-units: one line per loader, or a usage error naming the loader.
+int PrintSplit(const Options& o) {
+  auto shares = bb::loader::SplitLoadUnits(o.sizing.LoadUnits(), *o.split);
+  if (!shares.ok()) {
+    return bb::Fail("bb-loader", shares.status().WithContext("--split-load-units"), 2);
+  }
+  for (const auto& share : *shares) fmt::print("{}\n", bb::loader::ToString(share));
+  return 0;
+}
+
+// What this process is about to do, first in its log.
+void PrintPlan(const Options& o) {
+  using bb::loader::LoadPhase;
+  const std::string sizing =
+      fmt::format("{} customers, scale factor {}, {} initial trade days", o.sizing.customers,
+                  o.sizing.scale_factor, o.sizing.initial_trade_days);
+  switch (o.phase) {
+    case LoadPhase::kAll:
+      fmt::print("Generating {}, {} jobs{}\n", sizing, o.jobs,
+                 o.flat_dir.empty() ? "" : fmt::format(", into files in {}", o.flat_dir));
+      break;
+    case LoadPhase::kPrepare:
+      fmt::print("Preparing the database for a load of {} (phase prepare)\n", sizing);
+      break;
+    case LoadPhase::kData: {
+      const auto all = bb::loader::AllLoadUnits(o.sizing);
+      const auto range = o.load_units.value_or(all);
+      char host[256] = {};
+      if (gethostname(host, sizeof host - 1) != 0) host[0] = '\0';
+      fmt::print(
+          "Loading load units {} of {} ({}customers {} to {}) of {}, {} jobs, on host {} "
+          "(phase data)\n",
+          bb::loader::ToString(range), bb::loader::ToString(all),
+          range.first == 0 ? "the fixed tables and " : "", range.first * 1000 + 1,
+          (range.last + 1) * 1000, sizing, o.jobs, host);
+      break;
+    }
+    case LoadPhase::kFinish:
+      fmt::print(
+          "Finishing the load of {}: row counts, keys, indexes, analyze, foreign keys, "
+          "{} jobs (phase finish)\n",
+          sizing, o.jobs);
+      break;
+  }
+}
+
 int main(int argc, char** argv) {
   const Options o = bb::ParseCommandLine(argc, argv, "bb-loader", kUsage, ParseOptions);
   if (o.check) return Check(o);
+  if (o.split) return PrintSplit(o);
 
-  bb::loader::LoadOptions lo{o.sizing, o.conninfo, o.jobs, o.drop, o.flat_dir};
-  fmt::print("Generating {} customers, scale factor {}, {} initial trade days, {} jobs{}\n",
-             o.sizing.customers, o.sizing.scale_factor, o.sizing.initial_trade_days, o.jobs,
-             o.flat_dir.empty() ? "" : fmt::format(", into files in {}", o.flat_dir));
+  bb::loader::LoadOptions lo{o.sizing,   o.conninfo, o.jobs,      o.drop,
+                             o.flat_dir, o.phase,    o.load_units};
+  PrintPlan(o);
+  std::fflush(stdout);  // before the progress lines on stderr, when both go to one log
   Result<std::vector<bb::loader::PhaseReport>> phases = [&] {
     ProgressPrinter printer;
     return bb::loader::Load(lo, [&](const bb::loader::LoadProgress& p) { printer.Show(p); });
   }();
   if (!phases.ok()) {
     fmt::print(stderr, "bb-loader: {}\n", phases.status().message());
-    if (o.flat_dir.empty()) {
+    // A refusal (the database is not in the state this phase needs) changed nothing.
+    const bool refused = phases.status().code() == bb::StatusCode::kInvalidArgument;
+    if (o.flat_dir.empty() && !refused) {
       fmt::print(stderr,
                  "bb-loader: the database keeps what was loaded so far and is marked incomplete "
                  "(brokerbench_load_info); load again with --drop\n");
@@ -237,7 +361,9 @@ int main(int argc, char** argv) {
     }
   }
   fmt::print("{:<22} {:>9.2f}\n", "total", total);
-  if (o.sizing.customers < 5000 || o.sizing.initial_trade_days < 300) {
+  const bool whole =
+      o.phase == bb::loader::LoadPhase::kAll || o.phase == bb::loader::LoadPhase::kFinish;
+  if (whole && (o.sizing.customers < 5000 || o.sizing.initial_trade_days < 300)) {
     fmt::print(
         "note: not a compliant TPC-E size (needs >= 5000 customers and 300 initial trade "
         "days); fine for trying the kit\n");

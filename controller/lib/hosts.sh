@@ -1,6 +1,7 @@
 # shellcheck shell=bash
 # Running commands on the hosts of a run: this machine ("local") directly, any other over ssh
-# (non-interactive, with a connection shared per host). Sourced by controller/run.
+# (non-interactive, with a connection shared per host). Sourced by controller/run and
+# controller/build-db.
 
 # ssh options: non-interactive, fail fast, one master connection per host for the whole run.
 # SSH_EXTRA holds the configuration's own options (e.g. -F FILE).
@@ -46,17 +47,23 @@ close_ssh() {
   rm -rf "${SSH_CONTROL_DIR}"
 }
 
+# The programs check_hosts wants built on every host (paths under the build directory, e.g.
+# loader/bb-loader); empty: all four programs of a run.
+declare -a CHECK_HOST_PROGRAMS=()
+
 # Checks every remote HOST at once: reachable over ssh within seconds, the kit at KIT with the
 # same version as ours (WANT) and its programs built in BUILD. Prints one line per problem,
 # naming the host; returns 1 if there was any.
 check_hosts() {
-  local kit="$1" build="$2" want="$3" host tmp problems
+  local kit="$1" build="$2" want="$3" host tmp problems p
   shift 3
+  local -a check=(--check-build "${build}")
+  for p in "${CHECK_HOST_PROGRAMS[@]}"; do check+=(--program "${p}"); done
   tmp=$(mktemp -d)
   for host in "$@"; do
     (
       rc=0
-      out=$(on_host "${host}" "${kit}/brokerbench" version --check-build "${build}" 2>&1) || rc=$?
+      out=$(on_host "${host}" "${kit}/brokerbench" version "${check[@]}" 2>&1) || rc=$?
       if [[ ${rc} -eq 255 ]]; then
         printf 'host %s: cannot reach it over ssh: %s\n' "${host}" "$(tail -n 1 <<<"${out}")"
       elif [[ ${rc} -eq 126 || ${rc} -eq 127 ]]; then

@@ -1,17 +1,22 @@
 # shellcheck shell=bash
 # shellcheck disable=SC2034 # the CFG_ variables are read by controller/run
-# The run configuration file of a multi-machine run (`brokerbench run --config FILE`); its
-# format is documented in controller/run-config.example. Sourced by controller/run.
+# The run configuration file of a multi-machine run (`brokerbench run --config FILE`) or load
+# (`brokerbench build-db --config FILE`); its format is documented in
+# controller/run-config.example. Sourced by controller/run and controller/build-db.
 #
-# read_run_config FILE sets:
+# read_run_config FILE [run|build-db] sets (build-db needs no emulators, so a file with only
+# [test], [database], [loader] and [ssh] sections is enough for it):
 #   CFG_TEST_ARGS     the [test] settings as run options (--customers 5000 ...)
 #   CFG_CONNINFO      [database] conninfo;  CFG_DB_HOST  [database] host ("" when not given)
 #   CFG_BH_HOST, CFG_BH_LISTEN, CFG_MEE_HOST, CFG_MEE_LISTEN
 #   CFG_CE_HOSTS[i], CFG_CE_USERS[i]   one per [customer_emulator] section, in order
+#   CFG_LOADER_HOSTS[i], CFG_LOADER_UNITS[i], CFG_LOADER_JOBS[i]   one per [loader] section,
+#                     in order; UNITS and JOBS are "" when the section does not give them
 #   CFG_SSH_OPTIONS   [ssh] options, split into words;  CFG_KIT, CFG_BUILD, CFG_WORK
 # Every error names the file, the line, the key and the value, and exits 2.
 
 declare -a CFG_TEST_ARGS=() CFG_CE_HOSTS=() CFG_CE_USERS=() CFG_SSH_OPTIONS=()
+declare -a CFG_LOADER_HOSTS=() CFG_LOADER_UNITS=() CFG_LOADER_JOBS=()
 CFG_CONNINFO=""
 CFG_DB_HOST=""
 CFG_BH_HOST=local
@@ -27,8 +32,9 @@ _cfg_is_listen() { [[ "$1" =~ ^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9._-]+):([0-9]{1,5})
   ((10#${BASH_REMATCH[2]} >= 1 && 10#${BASH_REMATCH[2]} <= 65535)); }
 
 read_run_config() {
-  local file="$1" line n=0 section="" key value where
-  [[ -r "${file}" ]] || usage_error "run: --config: cannot read '${file}'"
+  local file="$1" purpose="${2:-run}" line n=0 section="" key value where
+  [[ "${purpose}" == run || "${purpose}" == build-db ]] || die "read_run_config: purpose '${purpose}' is not run or build-db"
+  [[ -r "${file}" ]] || usage_error "${purpose}: --config: cannot read '${file}'"
   local -A seen=()
   while IFS= read -r line || [[ -n "${line}" ]]; do
     n=$((n + 1))
@@ -42,7 +48,8 @@ read_run_config() {
           [[ -z "${seen[${section}]:-}" ]] || usage_error "${where}: [${section}] appears twice"
           seen[${section}]=1 ;;
         customer_emulator) CFG_CE_HOSTS+=(local); CFG_CE_USERS+=("") ;;
-        *) usage_error "${where}: unknown section [${section}] (test, database, brokerage_house, market_emulator, customer_emulator, ssh)" ;;
+        loader) CFG_LOADER_HOSTS+=(local); CFG_LOADER_UNITS+=(""); CFG_LOADER_JOBS+=("") ;;
+        *) usage_error "${where}: unknown section [${section}] (test, database, brokerage_house, market_emulator, customer_emulator, loader, ssh)" ;;
       esac
       continue
     fi
@@ -52,7 +59,7 @@ read_run_config() {
     value="${BASH_REMATCH[2]}"
     [[ -n "${section}" ]] || usage_error "${where}: '${key}' comes before any [section]"
     [[ -n "${value}" ]] || usage_error "${where}: ${key} has no value"
-    local last=$((${#CFG_CE_HOSTS[@]} - 1))
+    local last=$((${#CFG_CE_HOSTS[@]} - 1)) last_loader=$((${#CFG_LOADER_HOSTS[@]} - 1))
     case "${section}:${key}" in
       test:customers | test:initial_trade_days | test:scale_factor | test:ramp_up | test:duration | \
         test:pacing | test:seed | test:db_workers | test:frames | test:comment)
@@ -68,6 +75,16 @@ read_run_config() {
       customer_emulator:users)
         [[ "${value}" =~ ^[1-9][0-9]{0,6}$ ]] || usage_error "${where}: users: '${value}' is not a number from 1 to 9999999"
         CFG_CE_USERS[last]="${value}" ;;
+      loader:host) CFG_LOADER_HOSTS[last_loader]="${value}" ;;
+      loader:load_units)
+        # The form only; bb-loader --split-load-units checks the ranges against the sizing.
+        [[ "${value}" =~ ^[0-9]{1,9}(-[0-9]{1,9})?$ ]] || usage_error "${where}: load_units: '${value}' is not FIRST-LAST (load units of 1000 customers counted from 0, e.g. 0-4) or one load unit N"
+        CFG_LOADER_UNITS[last_loader]="${value}" ;;
+      loader:jobs)
+        if [[ ! "${value}" =~ ^[1-9][0-9]{0,2}$ ]] || ((value > 256)); then
+          usage_error "${where}: jobs: '${value}' is not a number from 1 to 256"
+        fi
+        CFG_LOADER_JOBS[last_loader]="${value}" ;;
       ssh:options) read -r -a CFG_SSH_OPTIONS <<<"${value}" ;;
       ssh:kit) CFG_KIT="${value}" ;;
       ssh:build_dir) CFG_BUILD="${value}" ;;
@@ -76,12 +93,13 @@ read_run_config() {
     esac
   done <"${file}"
 
+  [[ -n "${CFG_CONNINFO}" ]] || usage_error "${file}: [database] needs 'conninfo =' (a libpq connection string that the Brokerage House's host, the loaders' hosts and this one can use)"
+  [[ "${purpose}" == run ]] || return 0
   [[ ${#CFG_CE_HOSTS[@]} -gt 0 ]] || usage_error "${file}: no [customer_emulator] section"
   local i
   for ((i = 0; i < ${#CFG_CE_HOSTS[@]}; i++)); do
     [[ -n "${CFG_CE_USERS[i]}" ]] || usage_error "${file}: [customer_emulator] number $((i + 1)) (host ${CFG_CE_HOSTS[i]}) has no 'users ='"
   done
-  [[ -n "${CFG_CONNINFO}" ]] || usage_error "${file}: [database] needs 'conninfo =' (a libpq connection string that the Brokerage House's host and this one can use)"
   local h section_name
   for h in BH MEE; do
     local host_var="CFG_${h}_HOST" listen_var="CFG_${h}_LISTEN"
