@@ -122,10 +122,15 @@ class FramesReadOnly : public ::testing::TestWithParam<bh::FrameMode> {
     auto conninfo = testing::CreateFramesDatabase("frames_ro", kSizing);
     ASSERT_TRUE(conninfo.ok()) << conninfo.status().message();
     // One session for both modes: each test runs once with each (FramesReadOnly/server, /client).
+    // A statement both modes use (Trade-Result's guard) is prepared once.
     std::vector<db::PreparedStatement> statements;
     for (auto mode : {bh::FrameMode::kServer, bh::FrameMode::kClient}) {
-      auto some = bh::FrameRunner::Statements(mode);
-      statements.insert(statements.end(), some.begin(), some.end());
+      for (const db::PreparedStatement& s : bh::FrameRunner::Statements(mode)) {
+        if (std::none_of(statements.begin(), statements.end(),
+                         [&](const db::PreparedStatement& t) { return t.name == s.name; })) {
+          statements.push_back(s);
+        }
+      }
     }
     auto session = db::Session::Open(*conninfo, statements);
     ASSERT_TRUE(session.ok()) << session.status().message();
