@@ -16,6 +16,34 @@ usage_error() { printf 'brokerbench: %s\n' "$*" >&2; exit 2; }
 
 is_root() { [[ "$(id -u)" -eq 0 ]]; }
 
+# A controller's progress: a stage or a note on the screen and, time-stamped, in the log file
+# CONTROLLER_LOG (run.log, build-db.log; /dev/null until the script has one).
+CONTROLLER_LOG="${CONTROLLER_LOG:-/dev/null}"
+stage() {
+  printf '==> %s\n' "$*"
+  printf '%s %s\n' "$(date -u +%FT%TZ)" "$*" >>"${CONTROLLER_LOG}"
+}
+note() {
+  printf '    %s\n' "$*"
+  printf '%s     %s\n' "$(date -u +%FT%TZ)" "$*" >>"${CONTROLLER_LOG}"
+}
+
+# TEXT with any libpq password hidden, for what goes on screen and into logs.
+redact() { sed -E 's/(password=)[^ ]*/\1***/g' <<<"$1"; }
+
+# Seconds from DURATION (90, 90s, 5m, 2h), or a usage error naming PROGRAM and OPTION.
+to_seconds() {
+  local program="$1" option="$2" value="$3"
+  [[ "${value}" =~ ^([0-9]{1,6})([smh]?)$ ]] ||
+    usage_error "${program}: ${option}: '${value}' is not a duration such as 90, 90s, 5m or 2h"
+  local n=$((10#${BASH_REMATCH[1]}))
+  case "${BASH_REMATCH[2]}" in
+    m) n=$((n * 60)) ;;
+    h) n=$((n * 3600)) ;;
+  esac
+  printf '%s\n' "${n}"
+}
+
 # Runs a command as the user that owns database clusters: as that user when we are root,
 # as ourselves otherwise.
 as_db_user() {

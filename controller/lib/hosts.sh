@@ -16,6 +16,11 @@ ssh_options() {
 
 is_local() { [[ "$1" == local ]]; }
 
+# Where the kit and its build are on HOST: here, or the run configuration's [ssh] kit and
+# build_dir (CFG_KIT, CFG_BUILD from controller/lib/runconfig.sh).
+kit_on() { if is_local "$1"; then printf '%s\n' "${BB_ROOT}"; else printf '%s\n' "${CFG_KIT}"; fi; }
+bin_on() { if is_local "$1"; then printf '%s\n' "${BB_BUILD_DIR}"; else printf '%s\n' "${CFG_BUILD}"; fi; }
+
 # Runs a command on HOST: "local" runs it here; any other name is an ssh destination, and
 # the command's words are quoted for the remote shell.
 on_host() {
