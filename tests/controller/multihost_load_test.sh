@@ -20,6 +20,8 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 source "${root}/tests/controller/lib/check.sh"
 # shellcheck source=tests/controller/lib/netns.sh
 source "${root}/tests/controller/lib/netns.sh"
+# shellcheck source=tests/controller/lib/dbhost.sh
+source "${root}/tests/controller/lib/dbhost.sh"
 
 if ! reason=$(netns_check); then
   printf 'SKIPPED: %s\n' "${reason}"
@@ -29,30 +31,14 @@ fi
 # Two load units (one per loader host), two trade days: every table has rows, in seconds.
 readonly CUSTOMERS=2000 TRADE_DAYS=2
 
-data="$(mktemp -d /tmp/bbmhload.XXXXXX)"
-chmod 0711 "${data}"
-export BB_DATA_DIR="${data}"
-pgdir="${data}/pg-db"
-
-cleanup() {
-  if [[ -f "${pgdir}/data/PG_VERSION" ]]; then
-    netns_exec db "${root}/controller/pgcluster" stop "${pgdir}" >/dev/null 2>&1 || true
-  fi
-  netns_teardown
-  rm -rf -- "${data}"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM HUP
+dbhost_dirs "${root}" bbmhload
 
 netns_setup db l1 l2
 netns_start_sshd l1 l2
 printf 'hosts: db=%s l1=%s l2=%s\n' "$(netns_addr db)" "$(netns_addr l1)" "$(netns_addr l2)"
 
 # PostgreSQL on host db, listening on db's address only, trusting the test's subnet.
-"${root}/controller/pgcluster" init "${pgdir}" --port 5432 --throwaway >/dev/null
-printf "listen_addresses = '%s'\n" "$(netns_addr db)" >>"${pgdir}/data/brokerbench.conf"
-printf 'host all all %s.0/24 trust\n' "${NETNS_NET}" >>"${pgdir}/data/pg_hba.conf"
-netns_exec db "${root}/controller/pgcluster" start "${pgdir}" >/dev/null
+dbhost_start
 for db in multi single unreachable died; do
   psql "host=${pgdir}/run port=5432 dbname=postgres user=brokerbench" -Xqc "create database ${db}" >/dev/null
 done

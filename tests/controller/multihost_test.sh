@@ -19,26 +19,15 @@ source "${root}/tests/controller/lib/check.sh"
 source "${root}/tests/controller/lib/results.sh"
 # shellcheck source=tests/controller/lib/netns.sh
 source "${root}/tests/controller/lib/netns.sh"
+# shellcheck source=tests/controller/lib/dbhost.sh
+source "${root}/tests/controller/lib/dbhost.sh"
 
 if ! reason=$(netns_check); then
   printf 'SKIPPED: %s\n' "${reason}"
   exit 0
 fi
 
-data="$(mktemp -d /tmp/bbmultihost.XXXXXX)"
-chmod 0711 "${data}"
-export BB_DATA_DIR="${data}"
-pgdir="${data}/pg-db"
-
-cleanup() {
-  if [[ -f "${pgdir}/data/PG_VERSION" ]]; then
-    netns_exec db "${root}/controller/pgcluster" stop "${pgdir}" >/dev/null 2>&1 || true
-  fi
-  netns_teardown
-  rm -rf -- "${data}"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM HUP
+dbhost_dirs "${root}" bbmultihost
 
 
 
@@ -48,10 +37,7 @@ printf 'hosts: db=%s bh=%s mee=%s ce1=%s ce2=%s\n' "$(netns_addr db)" "$(netns_a
   "$(netns_addr mee)" "$(netns_addr ce1)" "$(netns_addr ce2)"
 
 # PostgreSQL on host db, listening on db's address only, trusting the test's subnet.
-"${root}/controller/pgcluster" init "${pgdir}" --port 5432 --throwaway >/dev/null
-printf "listen_addresses = '%s'\n" "$(netns_addr db)" >>"${pgdir}/data/brokerbench.conf"
-printf 'host all all %s.0/24 trust\n' "${NETNS_NET}" >>"${pgdir}/data/pg_hba.conf"
-netns_exec db "${root}/controller/pgcluster" start "${pgdir}" >/dev/null
+dbhost_start
 psql "host=${pgdir}/run port=5432 dbname=postgres user=brokerbench" -Xqc 'create database bb' >/dev/null
 conninfo="host=$(netns_addr db) port=5432 dbname=bb user=brokerbench connect_timeout=5"
 
