@@ -59,6 +59,18 @@ Result<std::unique_ptr<db::Connection>> Connect(const std::string& conninfo) {
   return db::Connection::Open(conninfo);
 }
 
+// `count` connections, one per worker of a parallel phase.
+Result<std::vector<std::unique_ptr<db::Connection>>> ConnectAll(const std::string& conninfo,
+                                                               int count) {
+  std::vector<std::unique_ptr<db::Connection>> connections(count);
+  for (auto& c : connections) {
+    auto opened = Connect(conninfo);
+    if (!opened.ok()) return opened.status();
+    c = std::move(opened).value();
+  }
+  return connections;
+}
+
 // Refuses a database that already holds brokerbench tables, unless told to drop them.
 Status PrepareDatabase(db::Connection& conn, const LoadOptions& options) {
   std::string names = fmt::format("{},{}", kLoadInfoTable, kLoadUnitsTable);
@@ -142,12 +154,8 @@ Status RunSteps(const std::string& conninfo, std::vector<Step> steps, const Tabl
   std::stable_sort(steps.begin(), steps.end(),
                    [&](const Step& a, const Step& b) { return size_of(a) > size_of(b); });
   const int workers = std::min<int>(jobs, static_cast<int>(steps.size()));
-  std::vector<std::unique_ptr<db::Connection>> connections(workers);
-  for (auto& c : connections) {
-    auto opened = Connect(conninfo);
-    if (!opened.ok()) return opened.status();
-    c = std::move(opened).value();
-  }
+  auto connections = ConnectAll(conninfo, workers);
+  if (!connections.ok()) return connections.status();
   std::mutex mutex;
   std::condition_variable changed;
   std::vector<bool> taken(steps.size(), false);
@@ -178,7 +186,7 @@ Status RunSteps(const std::string& conninfo, std::vector<Step> steps, const Tabl
           taken[pick] = true;
           busy.insert(steps[pick].table);
           lock.unlock();
-          Status s = connections[w]->Execute(steps[pick].sql);
+          Status s = (*connections)[w]->Execute(steps[pick].sql);
           lock.lock();
           busy.erase(steps[pick].table);
           ++done;
@@ -362,17 +370,13 @@ Status CheckLoadedRows(db::Connection& admin, const LoadOptions& options,
   if (!recorded.ok()) return recorded.status();
   const auto tables = AllTables();
   const int count = static_cast<int>(tables.size());
-  std::vector<std::unique_ptr<db::Connection>> connections(std::min(options.jobs, count));
-  for (auto& c : connections) {
-    auto opened = Connect(options.conninfo);
-    if (!opened.ok()) return opened.status();
-    c = std::move(opened).value();
-  }
+  auto connections = ConnectAll(options.conninfo, std::min(options.jobs, count));
+  if (!connections.ok()) return connections.status();
   std::atomic<int> done{0};
   TableRows counted{};
   s = RunParallel(count, options.jobs, [&](int i, int worker) {
     const std::string name(TableName(tables[i]));
-    auto rows = connections[worker]->Query(fmt::format("SELECT count(*) FROM {}", name));
+    auto rows = (*connections)[worker]->Query(fmt::format("SELECT count(*) FROM {}", name));
     if (!rows.ok()) return rows.status().WithContext("counting the rows of " + name);
     counted[i] = std::stoll(rows->values[0][0].value_or("0"));
     if (progress) progress(LoadProgress{"row counts", 0, 0, ++done, count});
