@@ -8,7 +8,9 @@
 #include <unistd.h>
 
 #include "common/util/cli.h"
+#include "common/util/clock.h"
 #include "common/util/logging.h"
+#include "common/workload/inputs.h"
 #include "customer_emulator/emulator.h"
 
 namespace {
@@ -33,7 +35,9 @@ Trade-Cleanup before the users start and one Data-Maintenance every 60 s.
                               (default 60s)
   --pacing SECONDS            delay after each reply before the user's next request
                               (default 0; e.g. 0.5)
-  --seed N                    the run's seed: users' decks and inputs follow from it (default 1)
+  --seed N                    fix the run's seed (users' decks and inputs follow from it) to
+                              replay a run (default: from the time of day and the process id,
+                              as clause 5.8.2 wants; the seed in use is logged at the start)
   --partition-first N         first customer ordinal (1-based) this emulator owns (spec 5.4:
   --partition-customers N     half the customers drawn from it, half from all); both or none
   --connections N             TCP connections to the Brokerage House (default min(users, 64))
@@ -57,11 +61,13 @@ struct Options {
   bb::ce::EmulatorOptions emulator;
   std::string out_dir = ".";
   std::string log_level;
+  bool seed_fixed = false;
 };
 
 Result<Options> Parse(int argc, char** argv) {
   Options o;
   auto& e = o.emulator;
+  e.seed = bb::workload::TimeOfDaySeed(bb::WallMicros() / 100'000, static_cast<uint32_t>(::getpid()));
   for (bb::Args args(argc, argv); args.Next();) {
     const std::string& arg = args.option();
     auto duration = [&](int64_t max_seconds) -> Result<int64_t> {
@@ -95,6 +101,7 @@ Result<Options> Parse(int argc, char** argv) {
       auto n = args.Number(0, INT64_MAX);
       if (!n.ok()) return n.status();
       e.seed = static_cast<uint64_t>(*n);
+      o.seed_fixed = true;
     } else if (arg == "--partition-first" || arg == "--partition-customers") {
       auto n = args.Number(1, bb::workload::kMaxCustomers);
       if (!n.ok()) return n.status();
@@ -150,8 +157,8 @@ int main(int argc, char** argv) {
     return 1;
   }
   o.emulator.handle_signals = true;
-  spdlog::info("users {}, mix log {}, seed {}", o.emulator.users, o.emulator.mix_log,
-               o.emulator.seed);
+  spdlog::info("users {}, mix log {}, seed {} ({})", o.emulator.users, o.emulator.mix_log,
+               o.emulator.seed, o.seed_fixed ? "--seed" : "from the time of day");
   bb::ce::Emulator emulator(o.emulator);
   Status s = emulator.Run();
   if (emulator.summary().rows > 0) fmt::print(stderr, "{}", emulator.SummaryText());

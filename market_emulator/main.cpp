@@ -5,9 +5,12 @@
 
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
+#include <unistd.h>
 
 #include "common/util/cli.h"
+#include "common/util/clock.h"
 #include "common/util/logging.h"
+#include "common/workload/inputs.h"
 #include "market_emulator/emulator.h"
 
 namespace {
@@ -34,7 +37,9 @@ concurrent connections.
   --max-in-flight N           requests outstanding per connection, 1 = closed loop (default 8)
   --customers N, --scale-factor N, --initial-trade-days N
                               the run's sizing (default 1000, 500, 10), checked in every hello
-  --seed N                    seed of the processing delays and artificial ticker entries
+  --seed N                    fix the seed of the processing delays and artificial ticker
+                              entries (default: from the time of day and the process id, as
+                              clause 5.8.2 wants; the seed in use is logged at the start)
   --max-pending N             orders held at most (timers, triggers, due deliveries); beyond
                               it orders are refused and logged as failed (default 1000000)
   --out DIR                   where mix-mee.csv (the mix log, postprocess/MIXLOG.md) and
@@ -54,6 +59,7 @@ struct Options {
   bb::mee::EmulatorOptions emulator;
   std::string log_file;
   std::string log_level;
+  bool seed_fixed = false;
 };
 
 // --listen HOST:0 asks for an ephemeral port, reported through --port-file. ParseHostPort
@@ -73,6 +79,8 @@ Result<bb::HostPort> ParseListen(std::string_view option, std::string_view text)
 
 Result<Options> Parse(int argc, char** argv) {
   Options o;
+  o.emulator.seed =
+      bb::workload::TimeOfDaySeed(bb::WallMicros() / 100'000, static_cast<uint32_t>(::getpid()));
   o.emulator.sizing = {.customers = 1000, .scale_factor = 500, .initial_trade_days = 10};
   for (bb::Args args(argc, argv); args.Next();) {
     const std::string& arg = args.option();
@@ -109,6 +117,7 @@ Result<Options> Parse(int argc, char** argv) {
       auto n = args.Number(0, INT64_MAX);
       if (!n.ok()) return n.status();
       o.emulator.seed = static_cast<uint64_t>(*n);
+      o.seed_fixed = true;
     } else if (arg == "--customers" || arg == "--scale-factor" || arg == "--initial-trade-days") {
       auto n = args.Number(1, bb::workload::kMaxCustomers);
       if (!n.ok()) return n.status();
@@ -137,6 +146,7 @@ int main(int argc, char** argv) {
   if (!logger.ok()) {
     return bb::Fail("bb-market-emulator", logger.status(), 2);
   }
+  spdlog::info("seed {} ({})", o.emulator.seed, o.seed_fixed ? "--seed" : "from the time of day");
   bb::mee::MarketEmulator emulator(std::move(o.emulator));
   if (Status s = emulator.Run(); !s.ok()) {
     spdlog::error("{}", s.message());

@@ -96,6 +96,12 @@ RngSeed StreamSeed(RngSeed run_seed, uint64_t stream) {
   return Random::ForKey(run_seed, stream, kDrawsPerStream).state();
 }
 
+RngSeed TimeOfDaySeed(int64_t unix_tenths, uint32_t instance) {
+  constexpr uint64_t kTenthsBits = 40, kInstanceMask = (uint64_t{1} << 23) - 1;
+  return (static_cast<uint64_t>(instance) & kInstanceMask) << kTenthsBits |
+         (static_cast<uint64_t>(unix_tenths) & ((uint64_t{1} << kTenthsBits) - 1));
+}
+
 bool IsLoadedTradeOrdinal(const Sizing& sizing, int64_t ordinal) {
   if (ordinal < 1 || ordinal > sizing.InitiatedTrades() || IsAbortedTradeOrdinal(ordinal)) {
     return false;

@@ -39,6 +39,13 @@ namespace bb::workload {
 // the run's seed skipped by stream × 2^40 draws, so no two streams of a run ever overlap.
 RngSeed StreamSeed(RngSeed run_seed, uint64_t stream);
 
+// The run's seed when none is fixed: clause 5.8.2 (reference §3.1) wants a driver's run-time
+// generators seeded from the time of day, a fixed seed being for engineering (replaying a run).
+// The tenth of a second since the Unix epoch in the low 40 bits, the instance (a process id)
+// in the 23 above, so two emulators started in the same tenth still differ; the result is at
+// most INT64_MAX, so `--seed` with it replays the run.
+RngSeed TimeOfDaySeed(int64_t unix_tenths, uint32_t instance);
+
 // True when the loader wrote a TRADE row with this ordinal: the first TradesPerLoadUnit()
 // ordinals of each LU's block that are not aborted (≡ 51 mod 101). The tail of a block stays
 // unused when the block holds more than that (only for scale factors that make

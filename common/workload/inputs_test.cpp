@@ -195,6 +195,18 @@ TEST(InputGenerator, SmallestWorldStillHasTwentyDistinctTradeIds) {
   EXPECT_GT(frames, 40);
 }
 
+TEST(InputGenerator, TimeOfDaySeedsDifferByTenthAndInstanceAndCanBeReplayed) {
+  const int64_t now = 17'640'000'000;  // tenths of a second: late 2025
+  std::set<RngSeed> seeds;
+  for (int64_t t = now; t < now + 100; ++t) {
+    for (uint32_t pid : {1u, 4242u, 4194303u}) seeds.insert(TimeOfDaySeed(t, pid));
+  }
+  EXPECT_EQ(seeds.size(), 300u);
+  for (RngSeed s : seeds) EXPECT_LE(s, static_cast<RngSeed>(INT64_MAX)) << s;
+  EXPECT_EQ(TimeOfDaySeed(now, 4242), TimeOfDaySeed(now, 4242));
+  EXPECT_EQ(TimeOfDaySeed(now, 0), static_cast<RngSeed>(now));
+}
+
 TEST(InputGenerator, StreamSeedsDiffer) {
   std::set<RngSeed> seeds;
   for (uint64_t s = 0; s < 1000; ++s) seeds.insert(StreamSeed(7, s));

@@ -256,6 +256,17 @@ subtest 'run status and compliance' => sub {
   ok((grep { /measurement interval is 50 s, shorter than the 2 hours of clause 6\.6\.1/ } @{ $c->{reasons} }), 'MI length');
   ok(!(grep { /scale_factor/ } @{ $c->{reasons} }), 'scale factor 500 is fine');
   like($c->{statement}, qr/not comparable with published TPC-E results/, 'the standing sentence');
+  ok(!(grep { /seed/ } @{ $c->{reasons} }), 'a run.conf without seed_source: nothing said of the seed');
+
+  # Clause 5.8.2: a fixed seed is for engineering; seeding from the time of day is compliant.
+  $d = tmpdir();
+  valid_run($d, seed_source => 'fixed');
+  $c = analyze_dir($d)->{compliance};
+  ok((grep { /\Afixed seed \(--seed 1\): clause 5\.8\.2 wants the run-time generators seeded from the time of day\z/ } @{ $c->{reasons} }),
+     'a fixed seed is a reason it is not compliant') or diag explain $c->{reasons};
+  $d = tmpdir();
+  valid_run($d, seed_source => 'time of day');
+  ok(!(grep { /seed/ } @{ analyze_dir($d)->{compliance}{reasons} }), 'a time-of-day seed is not');
 
   $d = tmpdir();
   valid_run($d, no_conf => 1);

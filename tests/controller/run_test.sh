@@ -42,6 +42,8 @@ check "it prints the report's path" has_line "${out}" "^ *Report: ${dir}/report.
 check "run.conf says complete" has_line "${dir}/run.conf" '^status=complete$'
 check "run.conf keeps the comment" has_line "${dir}/run.conf" '^comment=e2e test$'
 check "readme.txt names the command" has_line "${dir}/readme.txt" 'brokerbench run --duration 70s'
+check "the run seeds from the time of day (clause 5.8.2)" has_line "${dir}/run.conf" '^seed_source=time of day$'
+check "readme.txt gives the seeds" has_line "${dir}/readme.txt" '^seeds: +[0-9]+ \(from the time of day\); market emulator [0-9]+, customer emulators [0-9]+$'
 for f in bh/*/bh.log mee/*/mee.log mee/*/mix-mee.csv ce/*/ce.log ce/*/mix-ce-*.csv sys/*/sysstat.csv \
   sys/*/vmstat.txt db/settings.csv db/before/pg_stat_database.csv db/after/pg_stat_database.csv \
   db/before/pg_stat_bgwriter.csv db/after/pg_statio_user_tables.csv report.txt report.html results.json; do
@@ -105,6 +107,13 @@ check "... and its log" has_line "${out}" "see ${dir}/bh/.*/bh.log"
 check "run.conf records the failure" has_line "${dir}/run.conf" '^status=failed: the Brokerage House died'
 check "the customer emulator's log was kept" nonempty "$(echo "${dir}"/ce/*/ce.log)"
 check "no process of the run is left" test -z "$(pgrep -f -- "${dir}/" || true)"
+# Two default runs seed differently, so their users draw other cards: user 0's first requests.
+first_cards() { awk -F, '$7 == "0" { print $2 }' "$(echo "$1"/ce/*/mix-ce-*.csv)" | head -n 10 | tr '\n' ' '; }
+seed1=$(sed -n 's/^seed=//p' "${results}/0001/run.conf")
+seed2=$(sed -n 's/^seed=//p' "${dir}/run.conf")
+printf 'seeds %s and %s; user 0 drew: %s / %s\n' "${seed1}" "${seed2}" "$(first_cards "${results}/0001")" "$(first_cards "${dir}")"
+check "two default runs have different seeds" test "${seed1}" != "${seed2}"
+check "... and their users draw different cards" test "$(first_cards "${results}/0001")" != "$(first_cards "${dir}")"
 
 # --- 4. a database that refuses connections ---------------------------------------------------
 out="${data}/run3.out"

@@ -532,7 +532,7 @@ sub problem_text {
 }
 
 my @SETTING_KEYS = qw(format customers scale_factor initial_trade_days users ramp_up_s
-                      duration_s pacing_s seed db_workers frames transport db_name comment started_utc
+                      duration_s pacing_s seed seed_source emulator_seeds db_workers frames transport db_name comment started_utc
                       kit_commit command status);
 
 sub settings_section {

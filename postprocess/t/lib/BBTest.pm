@@ -63,7 +63,7 @@ sub write_conf {
 #   mi_s, customers, scale_factor, initial_trade_days, status (run.conf), resp_us (every
 #   response time), rollbacks (Trade-Orders that roll back, default 1), skew (put every
 #   market emulator row in the first half of the MI), extra_ce / extra_mee (more lines for
-#   the logs, array refs), no_conf.
+#   the logs, array refs), seed_source (run.conf: 'fixed' or 'time of day'), no_conf.
 # Returns { ce => path, mee => path, rows => {code => count in MI}, lines => total rows }.
 sub valid_run {
   my ($dir, %o) = @_;
@@ -113,7 +113,8 @@ sub valid_run {
              ramp_up_s => 10, duration_s => $mi_s, pacing_s => 0, seed => 1, db_workers => 4,
              db_name => 'bb', comment => 'a test run', started_utc => '2025-11-21T12:00:00Z',
              kit_commit => 'test', command => './brokerbench run',
-             status => $o{status} // 'complete')
+             status => $o{status} // 'complete',
+             $o{seed_source} ? (seed_source => $o{seed_source}) : ())
     unless $o{no_conf};
   write_file("$dir/readme.txt", "A test run written by t/lib/BBTest.pm.\n");
   return { ce => $ce, mee => $mee, start_us => $start, end_us => $end,
