@@ -4,7 +4,7 @@ use warnings;
 use FindBin;
 use lib "$FindBin::RealBin/../lib", "$FindBin::RealBin/lib";
 use Test::More;
-use BBTest qw(row marker write_log write_conf tmpdir valid_run analyze_dir T0 DECK);
+use BBTest qw(row marker write_log write_file write_conf tmpdir valid_run analyze_dir T0 DECK);
 
 my $S = 1_000_000;
 
@@ -274,6 +274,48 @@ subtest 'run status and compliance' => sub {
   like($r->{trtps}{headline}, qr/\ATRTPS: n\/a \(nominal unknown: .*measured 2\.00\)\z/, 'no run.conf: no nominal');
   ok((grep { /number of customers is unknown/ } @{ $r->{compliance}{reasons} }), 'unknown customers');
   ok((grep { $_->{text} =~ /run\.conf is missing/ } @{ $r->{notes} }), 'run.conf missing noted');
+};
+
+# The database's own count of the trades completed in the MI (controller/db-snapshot's files)
+# against the mix logs': within 0.5 %, or the run is INVALID.
+subtest 'metric in the database' => sub {
+  my $db_files = sub {
+    my ($d, $run, $drop, %open) = @_;
+    open my $fh, '<', $run->{mee} or die $!;
+    my @done;
+    while (<$fh>) {
+      my @f = split /,/;
+      push @done, $f[0] + $f[4] if @f > 4 && $f[1] eq 'TR' && $f[4] ne '';
+    }
+    splice @done, 10, $drop;    # history rows missing from the database
+    write_file("$d/db/after/completed-trades.csv",
+               join('', "trade_id,completed_us\n", map { (1000 + $_) . ",$done[$_]\n" } 0 .. $#done));
+    write_file("$d/db/after/open-trades.csv",
+               join('', "status,trades\n", map { "$_,$open{$_}\n" } sort keys %open));
+  };
+  my $d = tmpdir();
+  my $run = valid_run($d);
+  $db_files->($d, $run, 0, SBMT => 3);
+  my $r = analyze_dir($d);
+  ok(!reasons_of($r, 'metric in the database'), 'the same count passes') or diag explain $r->{db_trade_count};
+  is_deeply([@{ $r->{db_trade_count} }{qw(checked database driver difference)}], [1, 100, 100, 0],
+            'the MI holds the 100 Trade-Results in both');
+  is_deeply($r->{db_trade_count}{open}, { SBMT => 3, PNDG => 0 }, 'trades left open, by status');
+
+  $d = tmpdir();
+  $run = valid_run($d);
+  $db_files->($d, $run, 1);
+  my ($x) = reasons_of(analyze_dir($d), 'metric in the database');
+  ok($x, 'one Trade-Result of 100 missing in the database (1 %) is INVALID');
+  like($x->{text}, qr/\Athe database holds 99 trades completed in the MI \(T_DTS of their CMPT trade history rows\), the market emulator's mix logs 100 valid Trade-Results: they differ by -1 \(-1\.00 %\), more than 0\.5 %\z/,
+       'the reason gives both counts') if $x;
+
+  $d = tmpdir();
+  valid_run($d);
+  $r = analyze_dir($d);
+  ok(!reasons_of($r, 'metric in the database'), 'a results directory without the files: no reason');
+  ok((grep { $_->{rule} eq 'metric in the database' && $_->{text} =~ /not checked: db\/after\/completed-trades\.csv is missing/ } @{ $r->{notes} }),
+     '... but a note');
 };
 
 done_testing();

@@ -64,6 +64,24 @@ for p in trtps throughput rt-distribution cpu; do
   check "plot ${p}.png is a non-empty PNG" is_png "${dir}/plots/${p}.png"
 done
 check "results/latest points at the run" test "$(readlink "${results}/latest")" == 0001
+check "the database's count of completed trades agrees with the mix logs'" \
+  has_line "${dir}/report.txt" 'metric in the database +6\.6\.8 +pass +[1-9][0-9]* trades completed in the MI'
+check "the report shows the trades left open" has_line "${dir}/report.txt" 'Left open at the end: +[0-9]+ trades submitted'
+
+# --- 1b. completed trades' history rows deleted before the check: INVALID --------------------------
+lost="${data}/lost"
+cp -r "${dir}" "${lost}"
+conninfo=$("${root}/brokerbench" db conninfo)
+max_before=$(sed -n 2p "${dir}/db/before/trades.csv")
+deleted=$(psql "${conninfo}" -XAtq -c "with d as (delete from trade_history where th_st_id = 'CMPT'
+  and th_t_id > ${max_before} and th_t_id % 10 = 0 returning 1) select count(*) from d")
+printf 'deleted %s CMPT history rows\n' "${deleted}"
+"${root}/controller/db-snapshot" "${conninfo}" "${lost}" after
+"${root}/brokerbench" report "${lost}" >"${data}/report-lost.out" 2>&1 || true
+check "the test deleted completed trades' history rows" test "${deleted:-0}" -gt 0
+check "a database missing completed trades makes the run INVALID" has_line "${lost}/report.txt" '^ *Verdict: INVALID'
+check "... with that reason" has_line "${lost}/report.txt" \
+  '\[metric in the database, clause 6\.6\.8\] the database holds [0-9]+ trades completed in the MI'
 
 # --- 2. a customer emulator log cut mid-line ------------------------------------------------------
 cut="${data}/cut"

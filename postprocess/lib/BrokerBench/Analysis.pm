@@ -111,6 +111,7 @@ sub analyze {
   mix_and_response_checks($r);
   compliance($r);
   database($r);
+  database_trade_count($r);
   system_stats($r);
   cpu_stats($r, $store);
   bh_stats($r);
@@ -831,6 +832,58 @@ sub compliance {
   }
   $r->{compliance} = { compliant => (@why ? 0 : 1), reasons => \@why,
                        statement => $NOT_COMPARABLE };
+}
+
+# --- the metric counted in the database --------------------------------------------------
+
+# How far the database's count of trades completed in the MI may be from the driver's count of
+# valid Trade-Results (our rule: the two count the same commits, and differ only by the few
+# Trade-Results in flight at the MI's edges, when the database's clock stamps T_DTS).
+our $DB_COUNT_TOLERANCE = 0.005;
+
+# A driver-independent check of the metric (clause 6.6.8 counts valid Trade-Results completed
+# in the MI): controller/db-snapshot reads after the run the T_DTS of the CMPT trade history
+# row of every trade the run completed, and how many trades are left submitted (SBMT) or
+# pending (PNDG). A count in the database more than 0.5 % away from the mix logs' makes the
+# run INVALID: Trade-Results the driver counted that the database does not hold, or the other
+# way round.
+sub database_trade_count {
+  my ($r) = @_;
+  my $x = { checked => 0 };
+  $r->{db_trade_count} = $x;
+  my ($open) = snapshot($r, 'after', 'open-trades');
+  if ($open) {
+    $x->{open}{ $_->{status} } = $_->{trades} for @{ $open->{rows} };
+    $x->{open}{$_} //= 0 for qw(SBMT PNDG);
+  }
+  my ($done, $err) = snapshot($r, 'after', 'completed-trades');
+  if (!$done) {
+    $x->{skipped} = $err;
+    add_note($r, 'metric in the database', "not checked: $err");
+    return;
+  }
+  my $driver = $r->{trtps}{trade_results};
+  unless (mi_ok($r) && defined $driver) {
+    $x->{skipped} = 'no measurement interval or no Trade-Result count';
+    return;
+  }
+  my ($t0, $t1) = ($r->{mi}{start_us}, $r->{mi}{end_us});
+  my $in = grep { is_number($_->{completed_us}) && $_->{completed_us} >= $t0
+                  && $_->{completed_us} <= $t1 } @{ $done->{rows} };
+  $x->{checked}    = 1;
+  $x->{database}   = $in;
+  $x->{driver}     = $driver;
+  $x->{difference} = $in - $driver;
+  $x->{relative}   = $driver ? ($in - $driver) / $driver : ($in ? 1 : 0);
+  $x->{tolerance}  = $DB_COUNT_TOLERANCE;
+  if (abs($x->{relative}) > $DB_COUNT_TOLERANCE) {
+    add_reason($r, 'metric in the database', '6.6.8',
+               sprintf('the database holds %d trades completed in the MI (T_DTS of their CMPT '
+                       . "trade history rows), the market emulator's mix logs %d valid "
+                       . 'Trade-Results: they differ by %+d (%+.2f %%), more than %s',
+                       $in, $driver, $x->{difference}, 100 * $x->{relative},
+                       fmt_pct($DB_COUNT_TOLERANCE)));
+  }
 }
 
 # --- database (pg_stat_* snapshots before and after the run) --------------------------------

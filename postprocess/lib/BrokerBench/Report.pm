@@ -159,6 +159,15 @@ sub throughput_section {
                          $s->{scale_factor}, $tp->{nominal})
                : 'unknown (run.conf lacks customers or scale_factor)'];
   push @kv, ['Measured / nominal', sprintf('%.1f %%', $tp->{pct})] if defined $tp->{pct};
+  my $x = $r->{db_trade_count};
+  push @kv, ['In the database', $x->{checked}
+               ? sprintf('%d trades completed in the MI (T_DTS of their CMPT trade history '
+                         . 'rows), %+d (%+.2f %%) against the mix logs', $x->{database},
+                         $x->{difference}, 100 * $x->{relative})
+               : 'not checked: ' . ($x->{skipped} // 'unknown')];
+  push @kv, ['Left open at the end', sprintf('%d trades submitted to the market (SBMT), %d '
+                                             . 'limit orders pending (PNDG)',
+                                             @{ $x->{open} }{qw(SBMT PNDG)})] if $x->{open};
   my %said = (measured => 'the measured throughput, rounded down to 2 decimals (80-100 % of '
                           . 'nominal)',
               nominal  => 'the nominal throughput (measured is 100-102 % of nominal)',
@@ -249,6 +258,12 @@ sub checks_rows {
                             $_->{windows}, $_->{window_s}, $_->{outside}, 100 * $_->{tolerance})
   } @{ $st->{checks} });
   $row->('steady throughput', '6.6.3', $st_text, $st->{skipped});
+  my $x = $r->{db_trade_count};
+  $row->('metric in the database', '6.6.8',
+         $x->{checked} ? sprintf('%d trades completed in the MI, %+.2f %% from the mix logs '
+                                 . '(within +-%.1f %%)', $x->{database}, 100 * $x->{relative},
+                                 100 * $x->{tolerance})
+                       : undef, $x->{skipped});
   return \@rows;
 }
 
