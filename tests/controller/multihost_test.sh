@@ -4,6 +4,7 @@
 # host db, the Brokerage House on bh, the market emulator on mee, and two customer emulators
 # on ce1 and ce2; `./brokerbench run --config FILE` starts them over ssh. Checks:
 #   1. the run completes and every component ran in its own namespace, on that host's address;
+#      the empty database was loaded from ce1, the configuration's [loader] host;
 #   2. every host's logs and system monitor samples are in the results directory under its name;
 #   3. the merged report's per-type counts equal the sum of all hosts' mix-log rows;
 #   4. one emulator sends Trade-Cleanup and Data-Maintenance, the other neither;
@@ -72,6 +73,9 @@ users = 3
 host = ${ce2_host}
 users = 3
 
+[loader]
+host = ce1
+
 [ssh]
 options = -F ${NETNS_SSH_CONFIG}
 work_dir = ${data}/work
@@ -94,6 +98,10 @@ for h in bh mee ce1 ce2; do
   check "the component on ${h} ran in ${h}'s namespace" \
     has_line "$(echo "${dir}"/*/"${h}"/remote-exec.host | cut -d ' ' -f 1)" " $(netns_addr "${h}")/24$"
 done
+check "the database was loaded from ce1, the [loader] host, through build-db --config" \
+  has_line "${dir}/db/load/loader/ce1/loader.log" '^Loading load units 0-0 '
+check "... by a loader in ce1's namespace" \
+  has_line "${dir}/db/load/loader/ce1/remote-exec.host" " $(netns_addr ce1)/24$"
 check "the Brokerage House listened on bh's address" has_line "${dir}/bh/bh/bh.log" "$(netns_addr bh):30000"
 for h in db bh mee ce1 ce2; do
   check "system monitor samples from ${h}" test "$(wc -l <"${dir}/sys/${h}/sysstat.csv")" -ge 60
