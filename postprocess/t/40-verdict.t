@@ -219,13 +219,20 @@ subtest 'Data-Maintenance every 60 s' => sub {
 };
 
 subtest 'steady throughput' => sub {
+  # 100 Trade-Results in 600 s, all in the first half: the scaled 1-hour windows (300 s,
+  # expecting 50) see the silence of the second half; the scaled 10-minute windows (50 s,
+  # expecting 8) cannot, as their noise alone allows more than 100 %.
   my $d = tmpdir();
-  valid_run($d, mi_s => 600, scale_factor => 3000, skew => 1);   # every TR in the first half
+  valid_run($d, mi_s => 600, scale_factor => 3000, skew => 1);
   my $r = analyze_dir($d);
   my @st = reasons_of($r, 'steady throughput');
-  is(scalar @st, 2, 'both window sizes fail') or diag explain $r->{steadiness};
-  like($st[0]{text}, qr/of \d+ 1-hour windows \(300 s sliding 50 s, scaled\) are outside \+-/,
-       'the reason names the scaled windows');
+  is(scalar @st, 1, 'one window size fails') or diag explain $r->{steadiness};
+  like($st[0]{text}, qr/\A4 of 7 300 s windows \(scaled from the spec's 1-hour windows\), sliding 50 s, are outside \+-\d+\.\d % of 0\.17 tpsE \(\d\.\d\d standard deviations of a window's count at dispersion 1\.00: a steady run fails by chance at most 1 % of the time\); the worst, starting at MI\+0 s, ran at 0\.33 tpsE \(\+100\.0 %\)\z/,
+       'the reason names the real windows, their slide, tolerance and error rate');
+  my ($long, $short) = @{ $r->{steadiness}{checks} };
+  cmp_ok($short->{tolerance}, '>', 1, 'the 50 s windows allow over 100 %');
+  like($r->{steadiness}{text}, qr/What this run can detect: a drop of \d+\.\d % or more lasting a whole 300 s window \(caught at least 97 % of the time\); no drop at all in a 50 s window \(its tolerance is over 100 %\)\. A shallower or shorter change passes\./,
+       'and the report says so');
   $d = tmpdir();
   valid_run($d, mi_s => 600, scale_factor => 3000);
   ok(!reasons_of(analyze_dir($d), 'steady throughput'), 'evenly spread passes');
@@ -236,11 +243,20 @@ subtest 'steady throughput' => sub {
   valid_run($d, mi_s => 7200, customers => 5000, scale_factor => 360000);
   $r = analyze_dir($d);
   is($r->{steadiness}{scaled}, 0, 'a 2-hour MI is not scaled');
-  my ($long, $short) = @{ $r->{steadiness}{checks} };
+  ($long, $short) = @{ $r->{steadiness}{checks} };
   is_deeply([@$long{qw(window_s slide_s tolerance windows)}], [3600, 600, 0.02, 7], '1-hour windows as the spec');
   is_deeply([@$short{qw(window_s slide_s tolerance windows)}], [600, 60, 0.2, 111], '10-minute windows as the spec');
   like($r->{steadiness}{text}, qr/\Aas clause 6\.6\.3/, 'and says so');
+  like($r->{steadiness}{text}, qr/a steady run's 1-hour windows vary by 16\.7 % and its 10-minute windows by 40\.8 % \(one standard deviation\) at this throughput; the spec's \+-2 % is less than 3 of those/,
+       'with the noise of a steady run at 0.01 tpsE');
   ok(!(grep { /shorter than the 2 hours/ } @{ $r->{compliance}{reasons} }), 'no MI-length complaint');
+  $d = tmpdir();
+  valid_run($d, mi_s => 7200, customers => 5000, scale_factor => 360000, skew => 1);
+  @st = map { $_->{text} } reasons_of(analyze_dir($d), 'steady throughput');
+  like($st[0], qr/\A7 of 7 3600 s windows \(the spec's 1-hour windows\), sliding 600 s, are outside \+-2 % of 0\.01 tpsE; the worst/,
+       'the spec\'s 1-hour windows, named as such');
+  like($st[1], qr/\A\d+ of 111 600 s windows \(the spec's 10-minute windows\), sliding 60 s, are outside \+-20 % of 0\.01 tpsE; the worst/,
+       'the spec\'s 10-minute windows');
 };
 
 subtest 'run status and compliance' => sub {

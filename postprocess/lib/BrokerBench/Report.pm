@@ -245,8 +245,9 @@ sub checks_rows {
   my $st = $r->{steadiness};
   my $st_text = join('; ', map {
     $_->{skipped} ? "$_->{label}: not checked ($_->{skipped})"
-                  : sprintf('%s: %d windows of %.0f s, %d outside +-%.1f %%', $_->{label},
-                            $_->{windows}, $_->{window_s}, $_->{outside}, 100 * $_->{tolerance})
+                  : sprintf('%d windows of %.0f s (the spec\'s %s), %d outside +-%.1f %%',
+                            $_->{windows}, $_->{window_s}, $_->{label}, $_->{outside},
+                            100 * $_->{tolerance})
   } @{ $st->{checks} });
   $row->('steady throughput', '6.6.3', $st_text, $st->{skipped});
   return \@rows;
