@@ -170,16 +170,46 @@ subtest 'errors are never roll-backs' => sub {
 };
 
 subtest 'Trade-Order roll-back share' => sub {
+  # A 50 s MI: clause 6.4.1's 0.94-1.04 % widened to 0.99 % +- max(0.05 %, 3 binomial standard
+  # deviations at 101 Trade-Orders = 300 sqrt(0.0099 x 0.9901 / 101) = 2.955 %).
   my $d = tmpdir();
-  valid_run($d, rollbacks => 10);       # 10 of 101 = 9.9 %, far outside 0.99 % +- 2.96 %
+  valid_run($d, rollbacks => 10);       # 10 of 101 = 9.9 %, far outside it
   my $r = analyze_dir($d);
   my ($rb) = reasons_of($r, 'Trade-Order roll-backs');
   ok($rb, 'a roll-back reason');
-  like($rb->{text}, qr/10 of 101 Trade-Orders rolled back \(9\.901 %\), outside 0\.000-3\.946 %/,
-       'with the figures and the band');
+  like($rb->{text}, qr/\A10 of 101 Trade-Orders rolled back \(9\.901 %\), outside 0\.000-3\.945 % \(scaled for a short run: the MI \(50 s\) is shorter than the 2 hours of clause 6\.6\.1, so clause 6\.4\.1's 0\.940-1\.040 % is widened to its middle 0\.990 % \+- max\(its half-width 0\.050 %, 3 binomial standard deviations = 2\.955 % at 101 Trade-Orders\)\)\z/,
+       'with the figures, the band and its rule');
+  is($r->{rollbacks}{scaled}, 1, 'scaled');
   $d = tmpdir();
   valid_run($d, rollbacks => 0);
-  ok(!reasons_of(analyze_dir($d), 'Trade-Order roll-backs'), 'none of 101 is inside the band');
+  ok(!reasons_of(analyze_dir($d), 'Trade-Order roll-backs'), 'none of 101 is inside the scaled band');
+
+  # A 2-hour MI: the range as written. More Trade-Orders (and so a mix out of range, which is
+  # not what this tests) give the shares.
+  my %two_hours = (mi_s => 7200, customers => 5000, scale_factor => 360000, rollbacks => 0);
+  my $orders = sub {
+    my ($rolled, $ok) = @_;
+    return [map { row(in_mi(1 + 3 * $_), 'TO', $_ < $rolled ? 'rollback' : 'ok', 1000) }
+            0 .. $rolled + $ok - 1];
+  };
+  $d = tmpdir();
+  valid_run($d, %two_hours, extra_ce => $orders->(13, 886));   # 13 of 101 + 899 = 1.300 %
+  $r = analyze_dir($d);
+  ($rb) = reasons_of($r, 'Trade-Order roll-backs');
+  is($r->{verdict}{text}, 'INVALID', '1.3 % over 2 hours: INVALID');
+  is($rb->{text}, '13 of 1000 Trade-Orders rolled back (1.300 %), outside 0.940-1.040 % (clause '
+                  . '6.4.1, as written)', 'for its roll-backs, outside the range as written');
+  is_deeply($r->{rollbacks}{band_pct}, [0.94, 1.04], 'the band is the spec\'s');
+  is($r->{rollbacks}{scaled}, 0, 'not scaled');
+  $d = tmpdir();
+  valid_run($d, %two_hours, extra_ce => $orders->(10, 899));   # 10 of 1010 = 0.990 %
+  $r = analyze_dir($d);
+  is($r->{transactions}{TO}{rollbacks}, 10, '10 roll-backs');
+  ok(!reasons_of($r, 'Trade-Order roll-backs'), '0.99 % over 2 hours: no roll-back reason')
+    or diag explain $r->{rollbacks};
+  $d = tmpdir();
+  valid_run($d, %two_hours);                                    # 0 of 101
+  ok(reasons_of(analyze_dir($d), 'Trade-Order roll-backs'), 'none of 101 over 2 hours is outside');
 };
 
 subtest 'Data-Maintenance every 60 s' => sub {

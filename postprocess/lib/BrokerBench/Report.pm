@@ -233,8 +233,9 @@ sub checks_rows {
   $row->('invalid transactions', '3.2.1.8', 'no invalid (negative status) rows in the MI');
   my $rb = $r->{rollbacks};
   $row->('Trade-Order roll-backs', '6.4.1',
-         sprintf('%.3f %% of %d, inside %.3f-%.3f %%', $rb->{pct} // 0, $rb->{trade_orders},
-                 @{ $rb->{band_pct} // [0, 0] }), $rb->{skipped});
+         sprintf('%.3f %% of %d, inside %s%.3f-%.3f %%', $rb->{pct} // 0, $rb->{trade_orders},
+                 $rb->{scaled} ? 'the scaled ' : '', @{ $rb->{band_pct} // [0, 0] }),
+         $rb->{skipped});
   my $dm = $r->{data_maintenance};
   my $dm_text = sprintf('%d in the MI', $dm->{count_in_mi});
   $dm_text .= sprintf(', %.1f-%.1f s apart', $dm->{min_gap_s}, $dm->{max_gap_s})

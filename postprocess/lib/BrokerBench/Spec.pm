@@ -8,7 +8,7 @@ use Exporter 'import';
 our @EXPORT_OK = qw(
   @MIX_CODES @ALL_CODES @CE_CODES @MEE_CODES %NAME %MIX_RANGE %RT_LIMIT
   @OUTCOMES %OUTCOME_INDEX @VALID_OUTCOMES @ERROR_OUTCOMES %IS_VALID %IS_ERROR
-  $DM_GAP_MIN_S $DM_GAP_MAX_S $DM_MAX_S $TO_ROLLBACK_P
+  $DM_GAP_MIN_S $DM_GAP_MAX_S $DM_MAX_S $TO_ROLLBACK_P @TO_ROLLBACK_RANGE
   $MI_MIN_S $MIN_CUSTOMERS $SCALE_FACTOR $INITIAL_TRADE_DAYS
   $TRTPS_LOW $TRTPS_HIGH
   $STEADY_LONG_WINDOW_S $STEADY_LONG_SLIDE_S $STEADY_LONG_TOL
@@ -64,8 +64,10 @@ our $DM_GAP_MIN_S = 58;
 our $DM_GAP_MAX_S = 62;
 our $DM_MAX_S     = 55;
 
-# Trade-Order's roll_it_back is drawn as 1 in 101 (ref §5.3, clause 6.4.1).
+# Trade-Order's roll_it_back is drawn as 1 in 101 (ref §5.3), and its share of the
+# Trade-Orders in the MI must lie in this range, in percent, inclusive (clause 6.4.1).
 our $TO_ROLLBACK_P = 1 / 101;
+our @TO_ROLLBACK_RANGE = (0.94, 1.04);
 
 # Run structure and sizing (clauses 6.6.1, 2.6.1.2, 2.6.1.4, 2.6.1.5; ref §2.1, §5.8).
 our $MI_MIN_S           = 7200;
