@@ -684,8 +684,9 @@ sub scaled_steadiness_text {
       : $c->{tolerance} < 1 ? "only a stop (no Trade-Result) lasting a whole $w window"
       : "no drop at all in a $w window (its tolerance is over 100 %)";
   }
-  $text .= ' What this run can detect: ' . join('; ', @sees) . '. A shallower or shorter change '
-           . 'passes.';
+  $text .= ' What this run can detect: ' . join('; ', @sees) . '.';
+  $text .= ' A shallower or shorter change passes.'
+    if grep { !$_->{skipped} && $_->{tolerance} < 1 } @$checks;
   return $text;
 }
 
