@@ -4,7 +4,7 @@ use warnings;
 use FindBin;
 use lib "$FindBin::RealBin/../lib";
 use Test::More;
-use BrokerBench::Stats qw(nearest_rank summary mean);
+use BrokerBench::Stats qw(nearest_rank summary mean normal_upper_quantile t_upper_quantile);
 
 # 90th percentile of 1..10 is the ceil(0.9 x 10) = 9th smallest value.
 is(nearest_rank([1 .. 10], 90), 9, 'p90 of 1..10 is 9');
@@ -27,5 +27,23 @@ is($s->{p90}, 0.9, 'summary sorts before taking p90');
 is($s->{max}, 1.0, 'summary max');
 cmp_ok(abs($s->{mean} - 0.55), '<', 1e-12, 'summary mean');
 is(mean([]), undef, 'mean of nothing is undef');
+
+# Upper quantiles against printed tables: the normal's 1.95996 (2.5 %) and 3.09023 (0.1 %);
+# Student's t with 10 degrees of freedom 2.22814 (2.5 %), with 5 4.03214 (0.5 %); with 1 it is
+# the Cauchy distribution, whose upper quartile is exactly 1; many degrees of freedom approach
+# the normal.
+my @q = ([normal_upper_quantile(0.025), 1.95996, 'normal 2.5 %'],
+         [normal_upper_quantile(0.001), 3.09023, 'normal 0.1 %'],
+         [normal_upper_quantile(0.975), -1.95996, 'normal 97.5 % is below zero'],
+         [t_upper_quantile(0.025, 10), 2.22814, 't(10) 2.5 %'],
+         [t_upper_quantile(0.005, 5), 4.03214, 't(5) 0.5 %'],
+         [t_upper_quantile(0.25, 1), 1, 't(1) 25 %'],
+         [t_upper_quantile(0.9, 3), -1.63774, 't(3) 90 % is below zero'],
+         [t_upper_quantile(0.001, 1e6), 3.09023, 't with 10^6 degrees of freedom ~ normal']);
+cmp_ok(abs($_->[0] - $_->[1]), '<', 1e-4, "quantile: $_->[2]") or diag $_->[0] for @q;
+eval { normal_upper_quantile(0) };
+like($@, qr/q must be between 0 and 1, not '0'/, 'q = 0 is refused, naming the value');
+eval { t_upper_quantile(0.5, -2) };
+like($@, qr/degrees of freedom must be positive, not '-2'/, 'negative degrees of freedom refused');
 
 done_testing();

@@ -170,16 +170,46 @@ subtest 'errors are never roll-backs' => sub {
 };
 
 subtest 'Trade-Order roll-back share' => sub {
+  # A 50 s MI: clause 6.4.1's 0.94-1.04 % widened to 0.99 % +- max(0.05 %, 3 binomial standard
+  # deviations at 101 Trade-Orders = 300 sqrt(0.0099 x 0.9901 / 101) = 2.955 %).
   my $d = tmpdir();
-  valid_run($d, rollbacks => 10);       # 10 of 101 = 9.9 %, far outside 0.99 % +- 2.96 %
+  valid_run($d, rollbacks => 10);       # 10 of 101 = 9.9 %, far outside it
   my $r = analyze_dir($d);
   my ($rb) = reasons_of($r, 'Trade-Order roll-backs');
   ok($rb, 'a roll-back reason');
-  like($rb->{text}, qr/10 of 101 Trade-Orders rolled back \(9\.901 %\), outside 0\.000-3\.946 %/,
-       'with the figures and the band');
+  like($rb->{text}, qr/\A10 of 101 Trade-Orders rolled back \(9\.901 %\), outside 0\.000-3\.945 % \(scaled for a short run: the MI \(50 s\) is shorter than the 2 hours of clause 6\.6\.1, so clause 6\.4\.1's 0\.940-1\.040 % is widened to its middle 0\.990 % \+- max\(its half-width 0\.050 %, 3 binomial standard deviations = 2\.955 % at 101 Trade-Orders\)\)\z/,
+       'with the figures, the band and its rule');
+  is($r->{rollbacks}{scaled}, 1, 'scaled');
   $d = tmpdir();
   valid_run($d, rollbacks => 0);
-  ok(!reasons_of(analyze_dir($d), 'Trade-Order roll-backs'), 'none of 101 is inside the band');
+  ok(!reasons_of(analyze_dir($d), 'Trade-Order roll-backs'), 'none of 101 is inside the scaled band');
+
+  # A 2-hour MI: the range as written. More Trade-Orders (and so a mix out of range, which is
+  # not what this tests) give the shares.
+  my %two_hours = (mi_s => 7200, customers => 5000, scale_factor => 360000, rollbacks => 0);
+  my $orders = sub {
+    my ($rolled, $ok) = @_;
+    return [map { row(in_mi(1 + 3 * $_), 'TO', $_ < $rolled ? 'rollback' : 'ok', 1000) }
+            0 .. $rolled + $ok - 1];
+  };
+  $d = tmpdir();
+  valid_run($d, %two_hours, extra_ce => $orders->(13, 886));   # 13 of 101 + 899 = 1.300 %
+  $r = analyze_dir($d);
+  ($rb) = reasons_of($r, 'Trade-Order roll-backs');
+  is($r->{verdict}{text}, 'INVALID', '1.3 % over 2 hours: INVALID');
+  is($rb->{text}, '13 of 1000 Trade-Orders rolled back (1.300 %), outside 0.940-1.040 % (clause '
+                  . '6.4.1, as written)', 'for its roll-backs, outside the range as written');
+  is_deeply($r->{rollbacks}{band_pct}, [0.94, 1.04], 'the band is the spec\'s');
+  is($r->{rollbacks}{scaled}, 0, 'not scaled');
+  $d = tmpdir();
+  valid_run($d, %two_hours, extra_ce => $orders->(10, 899));   # 10 of 1010 = 0.990 %
+  $r = analyze_dir($d);
+  is($r->{transactions}{TO}{rollbacks}, 10, '10 roll-backs');
+  ok(!reasons_of($r, 'Trade-Order roll-backs'), '0.99 % over 2 hours: no roll-back reason')
+    or diag explain $r->{rollbacks};
+  $d = tmpdir();
+  valid_run($d, %two_hours);                                    # 0 of 101
+  ok(reasons_of(analyze_dir($d), 'Trade-Order roll-backs'), 'none of 101 over 2 hours is outside');
 };
 
 subtest 'Data-Maintenance every 60 s' => sub {
@@ -219,13 +249,20 @@ subtest 'Data-Maintenance every 60 s' => sub {
 };
 
 subtest 'steady throughput' => sub {
+  # 100 Trade-Results in 600 s, all in the first half: the scaled 1-hour windows (300 s,
+  # expecting 50) see the silence of the second half; the scaled 10-minute windows (50 s,
+  # expecting 8) cannot, as their noise alone allows more than 100 %.
   my $d = tmpdir();
-  valid_run($d, mi_s => 600, scale_factor => 3000, skew => 1);   # every TR in the first half
+  valid_run($d, mi_s => 600, scale_factor => 3000, skew => 1);
   my $r = analyze_dir($d);
   my @st = reasons_of($r, 'steady throughput');
-  is(scalar @st, 2, 'both window sizes fail') or diag explain $r->{steadiness};
-  like($st[0]{text}, qr/of \d+ 1-hour windows \(300 s sliding 50 s, scaled\) are outside \+-/,
-       'the reason names the scaled windows');
+  is(scalar @st, 1, 'one window size fails') or diag explain $r->{steadiness};
+  like($st[0]{text}, qr/\A4 of 7 300 s windows \(scaled from the spec's 1-hour windows\), sliding 50 s, are outside \+-\d+\.\d % of 0\.17 tpsE \(\d\.\d\d standard deviations of a window's count at dispersion 1\.00: a steady run fails by chance at most 1 % of the time\); the worst, starting at MI\+0 s, ran at 0\.33 tpsE \(\+100\.0 %\)\z/,
+       'the reason names the real windows, their slide, tolerance and error rate');
+  my ($long, $short) = @{ $r->{steadiness}{checks} };
+  cmp_ok($short->{tolerance}, '>', 1, 'the 50 s windows allow over 100 %');
+  like($r->{steadiness}{text}, qr/What this run can detect: a drop of \d+\.\d % or more lasting a whole 300 s window \(caught at least 97 % of the time\); no drop at all in a 50 s window \(its tolerance is over 100 %\)\. A shallower or shorter change passes\./,
+       'and the report says so');
   $d = tmpdir();
   valid_run($d, mi_s => 600, scale_factor => 3000);
   ok(!reasons_of(analyze_dir($d), 'steady throughput'), 'evenly spread passes');
@@ -236,11 +273,20 @@ subtest 'steady throughput' => sub {
   valid_run($d, mi_s => 7200, customers => 5000, scale_factor => 360000);
   $r = analyze_dir($d);
   is($r->{steadiness}{scaled}, 0, 'a 2-hour MI is not scaled');
-  my ($long, $short) = @{ $r->{steadiness}{checks} };
+  ($long, $short) = @{ $r->{steadiness}{checks} };
   is_deeply([@$long{qw(window_s slide_s tolerance windows)}], [3600, 600, 0.02, 7], '1-hour windows as the spec');
   is_deeply([@$short{qw(window_s slide_s tolerance windows)}], [600, 60, 0.2, 111], '10-minute windows as the spec');
   like($r->{steadiness}{text}, qr/\Aas clause 6\.6\.3/, 'and says so');
+  like($r->{steadiness}{text}, qr/a steady run's 1-hour windows vary by 16\.7 % and its 10-minute windows by 40\.8 % \(one standard deviation\) at this throughput; the spec's \+-2 % is less than 3 of those/,
+       'with the noise of a steady run at 0.01 tpsE');
   ok(!(grep { /shorter than the 2 hours/ } @{ $r->{compliance}{reasons} }), 'no MI-length complaint');
+  $d = tmpdir();
+  valid_run($d, mi_s => 7200, customers => 5000, scale_factor => 360000, skew => 1);
+  @st = map { $_->{text} } reasons_of(analyze_dir($d), 'steady throughput');
+  like($st[0], qr/\A7 of 7 3600 s windows \(the spec's 1-hour windows\), sliding 600 s, are outside \+-2 % of 0\.01 tpsE; the worst/,
+       'the spec\'s 1-hour windows, named as such');
+  like($st[1], qr/\A\d+ of 111 600 s windows \(the spec's 10-minute windows\), sliding 60 s, are outside \+-20 % of 0\.01 tpsE; the worst/,
+       'the spec\'s 10-minute windows');
 };
 
 subtest 'run status and compliance' => sub {

@@ -242,8 +242,9 @@ sub checks_rows {
   $row->('invalid transactions', '3.2.1.8', 'no invalid (negative status) rows in the MI');
   my $rb = $r->{rollbacks};
   $row->('Trade-Order roll-backs', '6.4.1',
-         sprintf('%.3f %% of %d, inside %.3f-%.3f %%', $rb->{pct} // 0, $rb->{trade_orders},
-                 @{ $rb->{band_pct} // [0, 0] }), $rb->{skipped});
+         sprintf('%.3f %% of %d, inside %s%.3f-%.3f %%', $rb->{pct} // 0, $rb->{trade_orders},
+                 $rb->{scaled} ? 'the scaled ' : '', @{ $rb->{band_pct} // [0, 0] }),
+         $rb->{skipped});
   my $dm = $r->{data_maintenance};
   my $dm_text = sprintf('%d in the MI', $dm->{count_in_mi});
   $dm_text .= sprintf(', %.1f-%.1f s apart', $dm->{min_gap_s}, $dm->{max_gap_s})
@@ -254,8 +255,9 @@ sub checks_rows {
   my $st = $r->{steadiness};
   my $st_text = join('; ', map {
     $_->{skipped} ? "$_->{label}: not checked ($_->{skipped})"
-                  : sprintf('%s: %d windows of %.0f s, %d outside +-%.1f %%', $_->{label},
-                            $_->{windows}, $_->{window_s}, $_->{outside}, 100 * $_->{tolerance})
+                  : sprintf('%d windows of %.0f s (the spec\'s %s), %d outside +-%.1f %%',
+                            $_->{windows}, $_->{window_s}, $_->{label}, $_->{outside},
+                            100 * $_->{tolerance})
   } @{ $st->{checks} });
   $row->('steady throughput', '6.6.3', $st_text, $st->{skipped});
   my $x = $r->{db_trade_count};

@@ -5,8 +5,9 @@ use strict;
 use warnings;
 use Exporter 'import';
 use List::Util qw(sum0 max min);
+use POSIX qw(erfc lgamma);
 
-our @EXPORT_OK = qw(nearest_rank mean summary PERCENTILE_METHOD);
+our @EXPORT_OK = qw(nearest_rank mean summary normal_upper_quantile t_upper_quantile PERCENTILE_METHOD);
 
 use constant PERCENTILE_METHOD =>
   'nearest rank: the p-th percentile of n values is the ceil(p/100 x n)-th smallest value';
@@ -48,6 +49,67 @@ sub summary {
     p90  => nearest_rank(\@s, 90),
     max  => (@s ? $s[-1] : undef),
   };
+}
+
+# normal_upper_quantile($q) -> z such that a standard normal variable exceeds z with
+# probability $q (0 < $q < 1): the inverse of Q(z) = erfc(z / sqrt 2) / 2.
+sub normal_upper_quantile {
+  my ($q) = @_;
+  return upper_quantile($q, sub { erfc($_[0] / sqrt 2) / 2 });
+}
+
+# t_upper_quantile($q, $nu) -> t such that Student's t with $nu (> 0, not necessarily whole)
+# degrees of freedom exceeds t with probability $q (0 < $q < 1). For t >= 0 the tail is
+# I_x(nu/2, 1/2) / 2 with x = nu / (nu + t^2), I the regularized incomplete beta function.
+sub t_upper_quantile {
+  my ($q, $nu) = @_;
+  die "t_upper_quantile: the degrees of freedom must be positive, not '$nu'\n" unless $nu > 0;
+  return upper_quantile($q, sub {
+    my ($t) = @_;
+    my $tail = incomplete_beta($nu / ($nu + $t * $t), $nu / 2, 0.5) / 2;
+    return $t >= 0 ? $tail : 1 - $tail;
+  });
+}
+
+# The x at which a decreasing upper-tail function falls to $q, by bisection: exact to far
+# below the precision any caller prints, and no table.
+sub upper_quantile {
+  my ($q, $tail) = @_;
+  die "upper quantile: q must be between 0 and 1, not '$q'\n" unless $q > 0 && $q < 1;
+  my ($lo, $hi) = (-1e6, 1e6);
+  for (1 .. 200) {
+    my $mid = ($lo + $hi) / 2;
+    if ($tail->($mid) > $q) { $lo = $mid } else { $hi = $mid }
+  }
+  return ($lo + $hi) / 2;
+}
+
+# The regularized incomplete beta function I_x(a, b), 0 <= x <= 1, from its continued fraction
+# (evaluated by the modified Lentz method), using the symmetry I_x(a, b) = 1 - I_1-x(b, a)
+# where the fraction would converge slowly.
+sub incomplete_beta {
+  my ($x, $a, $b) = @_;
+  return 0 if $x <= 0;
+  return 1 if $x >= 1;
+  return 1 - incomplete_beta(1 - $x, $b, $a) if $x > ($a + 1) / ($a + $b + 2);
+  my $front = exp(lgamma($a + $b) - lgamma($a) - lgamma($b) + $a * log($x) + $b * log(1 - $x)) / $a;
+  my $tiny = 1e-300;
+  my ($f, $c, $d) = (1, 1, 0);
+  for my $i (0 .. 1000) {
+    my $m = int($i / 2);
+    my $num = $i == 0 ? 1
+            : $i % 2 ? -(($a + $m) * ($a + $b + $m) * $x) / (($a + 2 * $m) * ($a + 2 * $m + 1))
+            : ($m * ($b - $m) * $x) / (($a + 2 * $m - 1) * ($a + 2 * $m));
+    $d = 1 + $num * $d;
+    $d = $tiny if abs($d) < $tiny;
+    $d = 1 / $d;
+    $c = 1 + $num / $c;
+    $c = $tiny if abs($c) < $tiny;
+    my $cd = $c * $d;
+    $f *= $cd;
+    last if abs(1 - $cd) < 1e-15;
+  }
+  return $front * ($f - 1);
 }
 
 1;
