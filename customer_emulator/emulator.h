@@ -57,10 +57,10 @@
 #include <string>
 
 #include "common/util/cli.h"
+#include "common/util/latency_histogram.h"
 #include "common/util/status.h"
 #include "common/workload/mix.h"
 #include "common/workload/sizing.h"
-#include "customer_emulator/histogram.h"
 
 namespace bb::ce {
 
