@@ -7,6 +7,8 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <iterator>
+#include <string>
 #include <vector>
 
 #include <fmt/format.h>
@@ -142,6 +144,7 @@ class MarketEmulator::Impl {
   void MaybeFinish();
   void Finish();
   void Fail(int64_t trade_id, std::string_view code, std::string_view reason);
+  Status WritePending(const std::string& text);
   void RefreshGauges() {
     stats_.pending.store(static_cast<int64_t>(floor_.pending()), std::memory_order_relaxed);
     stats_.due.store(static_cast<int64_t>(floor_.due_count()), std::memory_order_relaxed);
@@ -164,6 +167,7 @@ class MarketEmulator::Impl {
   std::unique_ptr<MixLog> mix_;
   std::FILE* failed_ = nullptr;
   int64_t failed_lines_ = 0;
+  Status pending_written_;  // of pending-trades.csv, at the end
   bool stopping_ = false;
   bool finished_ = false;
   Clock::time_point last_refusal_log_{};
@@ -227,6 +231,7 @@ Status MarketEmulator::Impl::Run() {
     result = Status::IoError(fmt::format("{}: {}", failed_path, std::strerror(errno)));
   }
   failed_ = nullptr;
+  if (result.ok()) result = pending_written_;
   return result;
 }
 
@@ -273,29 +278,60 @@ void MarketEmulator::Impl::Finish() {
     DropLink(*link, "the market emulator is stopping");
     link->retry.cancel();
   }
-  int64_t unfinished = 0;
+  // Orders the market has not finished with are pending, not failed; a Trade-Result due but not
+  // delivered is a failure.
+  std::string pending = "trade_id,code,state\n";
+  std::array<int64_t, 3> by_state{};
   for (const auto& u : floor_.TakeUnfinished()) {
-    Fail(u.trade_id, "TR", u.what);
-    ++unfinished;
+    ++by_state[static_cast<size_t>(u.state)];
+    if (IsPending(u.state)) {
+      fmt::format_to(std::back_inserter(pending), "{},TR,{}\n", u.trade_id,
+                     UnfinishedName(u.state));
+    } else {
+      Fail(u.trade_id, "TR", UnfinishedName(u.state));
+    }
   }
-  stats_.unfinished_at_stop.store(unfinished);
+  const int64_t armed = by_state[static_cast<size_t>(Unfinished::kLimitTriggerArmed)];
+  const int64_t completing = by_state[static_cast<size_t>(Unfinished::kInCompletionDelay)];
+  const int64_t unsent = by_state[static_cast<size_t>(Unfinished::kTradeResultNotSent)];
+  stats_.pending_at_stop.store(armed + completing);
+  stats_.unfinished_at_stop.store(armed + completing + unsent);
   RefreshGauges();
-  if (unfinished > 0) {
-    spdlog::error("{} orders were still pending at stop; their trade ids are in {}/{}", unfinished,
+  pending_written_ = WritePending(pending);
+  if (unsent > 0) {
+    spdlog::error("{} Trade-Results were due but not sent at stop: failed, in {}/{}", unsent,
                   options_.out_dir, kFailedName);
   }
   spdlog::info(
       "stopped: {} orders received, {} refused, {} Trade-Results and {} Market-Feeds "
-      "delivered, {} lost in flight, {} unfinished at stop ({} lines in {})",
+      "delivered, {} lost in flight; pending at stop {} ({} limit triggers armed, {} in their "
+      "completion delay; in {}); {} lines in {}",
       stats_.orders_received.load(), stats_.orders_refused.load(),
       stats_.trade_results_delivered.load(), stats_.market_feeds_delivered.load(),
-      stats_.lost_in_flight.load(), unfinished, failed_lines_, kFailedName);
+      stats_.lost_in_flight.load(), armed + completing, armed, completing, kPendingName,
+      failed_lines_, kFailedName);
   mix_->Mark("STOP");
 }
 
 void MarketEmulator::Impl::Fail(int64_t trade_id, std::string_view code, std::string_view reason) {
   ++failed_lines_;
   if (failed_ != nullptr) fmt::print(failed_, "{},{},{}\n", trade_id, code, reason);
+}
+
+// Written whole and renamed into place: the file exists only once the emulator has reached its
+// end, so a reader tells "nothing pending" from "the emulator never got there" (killed).
+Status MarketEmulator::Impl::WritePending(const std::string& text) {
+  const std::string path = options_.out_dir + "/" + kPendingName;
+  const std::string part = path + ".part";
+  std::FILE* f = std::fopen(part.c_str(), "w");
+  bool ok = f != nullptr && std::fwrite(text.data(), 1, text.size(), f) == text.size();
+  ok = f != nullptr && std::fclose(f) == 0 && ok;
+  if (!ok || std::rename(part.c_str(), path.c_str()) != 0) {
+    Status s = Status::IoError(fmt::format("{}: {}", path, std::strerror(errno)));
+    spdlog::error("{}", s.message());
+    return s;
+  }
+  return {};
 }
 
 void MarketEmulator::Impl::Summary() {

@@ -1,8 +1,9 @@
 // The market emulator against an in-process Brokerage House with canned replies (--no-db), on
 // loopback: every market order yields exactly one Trade-Result delivery, a Market-Feed comes
 // once per ten Trade-Results, the mix log has the documented format with wait_us filled, a
-// sizing mismatch is refused naming both sides, the pending cap refuses and logs, and a
-// Brokerage House stopped and restarted mid-run loses no order silently.
+// sizing mismatch is refused naming both sides, the pending cap refuses and logs, what is left at
+// the stop is pending or failed (never both, never neither), and a Brokerage House stopped and
+// restarted mid-run loses no order silently.
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -106,6 +107,7 @@ class RunningMee {
     std::lock_guard lock(mutex_);
     return delivered_;
   }
+  bool Has(const char* name) const { return std::filesystem::exists(dir_ / name); }
   std::string ReadFile(const char* name) const {
     std::ifstream in(dir_ / name);
     std::stringstream s;
@@ -238,6 +240,7 @@ TEST(MarketEmulator, EveryMarketOrderGetsExactlyOneTradeResultAndAFeedPerTen) {
   EXPECT_EQ(m.rows_with_wait, kOrders + kOrders / 10);
   EXPECT_EQ(m.users, (std::set<int64_t>{0, 1, 2}));  // every delivery connection was used
   EXPECT_EQ(mee.ReadFile(mee::MarketEmulator::kFailedName), "trade_id,code,reason\n");
+  EXPECT_EQ(mee.ReadFile(mee::MarketEmulator::kPendingName), "trade_id,code,state\n");
 }
 
 TEST(MarketEmulator, RefusesAHelloWithAnotherSizingNamingBoth) {
@@ -250,33 +253,67 @@ TEST(MarketEmulator, RefusesAHelloWithAnotherSizingNamingBoth) {
   EXPECT_THAT(s.message(), HasSubstr("customers 1000"));
 }
 
-TEST(MarketEmulator, OrdersBeyondThePendingCapAreRefusedAndEveryOneIsLogged) {
-  RunningMee mee(1, /*max_pending=*/50);  // port 1: no Brokerage House, nothing is delivered
-  auto c = OrderClient(mee.port());
-  int acked = 0, overloaded = 0;
-  for (int64_t id = 1; id <= 60; ++id) {
-    auto reply = c->Call(MarketOrder(id));
-    ASSERT_TRUE(reply.ok());
-    if (std::holds_alternative<pr::MarketTradeAck>(*reply)) ++acked;
-    if (const auto* e = std::get_if<pr::ErrorReply>(&*reply)) {
-      EXPECT_EQ(e->code, pr::ErrorCode::kOverloaded);
-      EXPECT_THAT(e->text, HasSubstr("50 orders pending"));
-      ++overloaded;
-    }
-  }
-  EXPECT_EQ(acked, 50);
-  EXPECT_EQ(overloaded, 10);
-  mee.Stop();
-  EXPECT_EQ(mee.stats().unfinished_at_stop.load(), 50);
-  std::string failed = mee.ReadFile(mee::MarketEmulator::kFailedName);
-  std::set<int64_t> ids;
-  std::istringstream in(failed);
+// trade id -> the third field of each line of a failed-trades.csv or pending-trades.csv.
+std::map<int64_t, std::string> ByTrade(const std::string& text, const std::string& header) {
+  std::istringstream in(text);
   std::string line;
   std::getline(in, line);
-  while (std::getline(in, line)) ids.insert(std::stoll(line));
-  EXPECT_EQ(ids.size(), 60u);
-  EXPECT_EQ(*ids.begin(), 1);
-  EXPECT_EQ(*ids.rbegin(), 60);
+  EXPECT_EQ(line, header);
+  std::map<int64_t, std::string> out;
+  while (std::getline(in, line)) {
+    const auto second = line.find(',', line.find(',') + 1);
+    EXPECT_TRUE(out.emplace(std::stoll(line), line.substr(second + 1)).second) << line;
+  }
+  return out;
+}
+
+TEST(MarketEmulator, AtTheStopOrdersStillInTheMarketArePendingAndUnsentResultsFailed) {
+  // Port 1: no Brokerage House, nothing is delivered. Orders 1-25 complete within 5 s and wait
+  // to be sent, with the two Market-Feeds their 50 ticker entries make; 26-48 are sent just
+  // before the stop (within their delay); 49-60 meet the cap of 50.
+  RunningMee mee(1, /*max_pending=*/50);
+  auto c = OrderClient(mee.port());
+  int acked = 0, overloaded = 0;
+  auto send = [&](int64_t first, int64_t last) {
+    for (int64_t id = first; id <= last; ++id) {
+      auto reply = c->Call(MarketOrder(id));
+      ASSERT_TRUE(reply.ok());
+      if (std::holds_alternative<pr::MarketTradeAck>(*reply)) ++acked;
+      if (const auto* e = std::get_if<pr::ErrorReply>(&*reply)) {
+        EXPECT_EQ(e->code, pr::ErrorCode::kOverloaded);
+        EXPECT_THAT(e->text, HasSubstr("50 orders pending"));
+        ++overloaded;
+      }
+    }
+  };
+  send(1, 25);
+  std::this_thread::sleep_for(std::chrono::milliseconds(5300));
+  send(26, 60);
+  EXPECT_EQ(acked, 48);
+  EXPECT_EQ(overloaded, 12);
+  // Written only at the end: a market emulator killed before it has none.
+  EXPECT_FALSE(mee.Has(mee::MarketEmulator::kPendingName));
+  mee.Stop();
+  auto failed = ByTrade(mee.ReadFile(mee::MarketEmulator::kFailedName), "trade_id,code,reason");
+  auto pending = ByTrade(mee.ReadFile(mee::MarketEmulator::kPendingName), "trade_id,code,state");
+  for (int64_t id = 1; id <= 60; ++id) {
+    EXPECT_NE(failed.count(id), pending.count(id)) << "trade " << id << ": in one file, once";
+  }
+  for (int64_t id = 1; id <= 25; ++id) {
+    EXPECT_EQ(failed[id], "Trade-Result due but not sent") << "trade " << id;
+  }
+  for (int64_t id = 49; id <= 60; ++id) {
+    EXPECT_THAT(failed[id], HasSubstr("50 orders pending")) << "trade " << id;
+  }
+  // Of 26-48, only one whose delay was a few milliseconds can have become due before the stop.
+  EXPECT_GE(pending.size(), 15u);
+  for (const auto& [id, state] : pending) {
+    EXPECT_EQ(state, "in its completion delay") << "trade " << id;
+    EXPECT_GE(id, 26);
+    EXPECT_LE(id, 48);
+  }
+  EXPECT_EQ(mee.stats().unfinished_at_stop.load(), 48);
+  EXPECT_EQ(mee.stats().pending_at_stop.load(), static_cast<int64_t>(pending.size()));
 }
 
 TEST(MarketEmulator, ABrokerageHouseRestartLosesNoOrderSilently) {
@@ -322,6 +359,7 @@ TEST(MarketEmulator, ABrokerageHouseRestartLosesNoOrderSilently) {
   // Every delivery lost in flight is in the failed file: lost_in_flight counts Market-Feeds too
   // (one can be in flight when the Brokerage House stops).
   EXPECT_EQ(failed_lines, mee.stats().lost_in_flight.load());
+  EXPECT_EQ(mee.ReadFile(mee::MarketEmulator::kPendingName), "trade_id,code,state\n");
 }
 
 }  // namespace

@@ -60,6 +60,8 @@ write_file("$d/db/after/pg_statio_user_tables.csv",
 write_file("$d/db/settings.csv", "name,setting,unit,source\nshared_buffers,16384,8kB,configuration file\n"
   . "work_mem,4096,kB,default\n");
 write_file("$d/mee/hostB/failed-trades.csv", "trade_id,code,reason\n17,TR,db_error 40001\n18,TR,db_error 40001\n19,MF,timeout\n");
+write_file("$d/mee/hostB/pending-trades.csv", "trade_id,code,state\n20,TR,limit trigger armed\n"
+  . "21,TR,limit trigger armed\n22,TR,in its completion delay\n");
 # One corrupt line in the middle of the customer emulator log.
 {
   my @lines = split /\n/, slurp($run->{ce});
@@ -138,6 +140,11 @@ subtest 'database, system and market emulator sections' => sub {
   is($h->{avg}{disk_write_kb_s}, 200, 'average writes');
   is($j->{mee}{failed_trades}{total}, 3, 'failed trades');
   is($j->{mee}{failed_trades}{by_reason}{'db_error 40001'}, 2, 'by reason');
+  is($j->{mee}{pending_trades}{total}, 3, 'pending trades');
+  my $flat = $txt =~ s/\s+/ /gr;  # paragraphs are wrapped
+  like($flat, qr/Pending at the end: 3 \(limit orders whose trigger price was not reached: 2; orders within their completion delay \(at most 5 s\): 1\)/,
+       'pending at the end, by state, limit orders first');
+  like($flat, qr/Failed trades: 3, by reason:/, 'failed trades apart');
   is($j->{mee}{wait}{TR}{n}, 100, 'wait over the 100 Trade-Results of the MI');
 };
 
