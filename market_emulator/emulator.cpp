@@ -17,6 +17,7 @@
 #include "common/protocol/codec.h"
 #include "common/util/asio.h"
 #include "common/util/clock.h"
+#include "common/util/latency_histogram.h"
 #include "common/util/mix_log.h"
 #include "common/util/stream_socket.h"
 #include "market_emulator/frame_stream.h"
@@ -172,9 +173,10 @@ class MarketEmulator::Impl {
   bool finished_ = false;
   Clock::time_point last_refusal_log_{};
   int64_t refusals_unlogged_ = 0;
-  // For the summary's rates.
+  // For the summary's rates: valid Trade-Result replies (ok, rollback, warning, as the report
+  // counts TRTPS) and their response times since the last summary line; Market-Feeds.
   Clock::time_point last_summary_;
-  int64_t last_tr_ = 0;
+  LatencyHistogram tr_interval_;
   int64_t last_mf_ = 0;
 };
 
@@ -341,21 +343,24 @@ void MarketEmulator::Impl::Summary() {
     if (ec) return;
     const auto now = Clock::now();
     const double seconds = std::chrono::duration<double>(now - last_summary_).count();
-    const int64_t tr = stats_.trade_results_delivered.load();
     const int64_t mf = stats_.market_feeds_delivered.load();
     size_t in_flight = 0;
     for (auto& l : links_) in_flight += l->in_flight.size();
+    // controller/run shows "TR/s" and "TR p90" of the latest line in its progress line.
     spdlog::info(
-        "pending {} (timers {}, triggers {}), due-unsent {}, in flight {}, TR/s {:.0f}, MF/s "
-        "{:.1f}, received {}, refused {}, errors {}, lost in flight {}, busy {}, re-sent {}, links "
-        "up {}/{}",
+        "pending {} (timers {}, triggers {}), due-unsent {}, in flight {}, TR/s {:.1f}, TR p90 {}, "
+        "MF/s {:.1f}, received {}, refused {}, errors {}, lost in flight {}, busy {}, re-sent {}, "
+        "links up {}/{}",
         floor_.pending(), floor_.armed_count(), floor_.trigger_count(), floor_.due_count(),
-        in_flight, (tr - last_tr_) / seconds, (mf - last_mf_) / seconds,
-        stats_.orders_received.load(), stats_.orders_refused.load(), stats_.delivery_errors.load(),
-        stats_.lost_in_flight.load(), stats_.bh_busy.load(), stats_.resent.load(),
-        stats_.links_up.load(), links_.size());
+        in_flight, static_cast<double>(tr_interval_.count()) / seconds,
+        tr_interval_.count() > 0
+            ? fmt::format("{:.1f} ms", static_cast<double>(tr_interval_.Percentile(0.9)) / 1000)
+            : std::string("-"),
+        (mf - last_mf_) / seconds, stats_.orders_received.load(), stats_.orders_refused.load(),
+        stats_.delivery_errors.load(), stats_.lost_in_flight.load(), stats_.bh_busy.load(),
+        stats_.resent.load(), stats_.links_up.load(), links_.size());
     last_summary_ = now;
-    last_tr_ = tr;
+    tr_interval_ = {};
     last_mf_ = mf;
     Summary();
   });
@@ -681,6 +686,7 @@ void MarketEmulator::Impl::Delivered(Link& link, InFlight& f, const pr::ReplySta
   row.user = link.index;
   row.wait_us = f.sent_us - f.delivery.due_us;
   mix_->Append(row);
+  if (is_tr && status.outcome <= pr::Outcome::kWarning) tr_interval_.Record(row.response_us);
   if (status.outcome != pr::Outcome::kOk) {
     stats_.delivery_errors.fetch_add(1, std::memory_order_relaxed);
   }

@@ -29,6 +29,10 @@
 // away, due deliveries wait (the queue is bounded by the pending cap) and every connection
 // retries each second.
 //
+// The summary line (every --summary-seconds) has "TR/s" and "TR p90": the valid Trade-Result
+// replies (ok, rollback, warning, as the report counts TRTPS) per second since the last line
+// and their 90th-percentile response time (LatencyHistogram: within 1/32, never under).
+//
 // Stop (SIGTERM, SIGINT or Stop()): stop accepting orders and close the BH order connections,
 // stop the order timers, give the due backlog and the requests in flight up to
 // --drain-seconds to be delivered, write what is left to pending-trades.csv or

@@ -2,13 +2,16 @@
 // loopback: every market order yields exactly one Trade-Result delivery, a Market-Feed comes
 // once per ten Trade-Results, the mix log has the documented format with wait_us filled, a
 // sizing mismatch is refused naming both sides, the pending cap refuses and logs, what is left at
-// the stop is pending or failed (never both, never neither), and a Brokerage House stopped and
-// restarted mid-run loses no order silently.
+// the stop is pending or failed (never both, never neither), a Brokerage House stopped and
+// restarted mid-run loses no order silently, and the summary line has the Trade-Results per
+// second and their 90th percentile.
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <mutex>
+#include <regex>
 #include <set>
 #include <sstream>
 #include <thread>
@@ -16,6 +19,8 @@
 #include <fmt/format.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <spdlog/sinks/ringbuffer_sink.h>
+#include <spdlog/spdlog.h>
 
 #include "brokerage_house/server.h"
 #include "common/util/mix_log.h"
@@ -65,7 +70,8 @@ class RunningBh {
 // A market emulator on its own thread, writing into a fresh directory.
 class RunningMee {
  public:
-  RunningMee(uint16_t bh_port, size_t max_pending = 100000, int connections = 3) {
+  RunningMee(uint16_t bh_port, size_t max_pending = 100000, int connections = 3,
+             int summary_seconds = 0) {
     dir_ = std::filesystem::temp_directory_path() /
            fmt::format("mee-test-{}-{}", ::getpid(), counter_++);
     std::filesystem::remove_all(dir_);
@@ -79,7 +85,7 @@ class RunningMee {
     o.seed = 42;
     o.max_pending = max_pending;
     o.out_dir = dir_.string();
-    o.summary_seconds = 0;
+    o.summary_seconds = summary_seconds;
     o.drain_seconds = 2;
     o.on_trade_result = [this](int64_t id, const pr::ReplyStatus& s) {
       std::lock_guard lock(mutex_);
@@ -360,6 +366,62 @@ TEST(MarketEmulator, ABrokerageHouseRestartLosesNoOrderSilently) {
   // (one can be in flight when the Brokerage House stops).
   EXPECT_EQ(failed_lines, mee.stats().lost_in_flight.load());
   EXPECT_EQ(mee.ReadFile(mee::MarketEmulator::kPendingName), "trade_id,code,state\n");
+}
+
+// The summary line's "TR/s X, TR p90 Y ms" (controller/run's progress line shows them): over
+// one interval that holds every Trade-Result, X is their rate and Y their 90th percentile as
+// the mix log's rows give it (nearest rank; the histogram is within 1/32 above, printed to
+// 0.1 ms); the next interval, with none, says "TR/s 0.0, TR p90 -".
+TEST(MarketEmulator, TheSummaryLineHasTheIntervalsTradeResultRateAndNinetiethPercentile) {
+  auto captured = std::make_shared<spdlog::sinks::ringbuffer_sink_mt>(1000);
+  auto previous = spdlog::default_logger();
+  spdlog::set_default_logger(std::make_shared<spdlog::logger>("mee-test", captured));
+  RunningBh bh;
+  ASSERT_NE(bh.port(), 0);
+  constexpr int kOrders = 200;
+  constexpr int kSeconds = 7;  // every order completes within 5 s of being sent (§5.5)
+  RunningMee mee(bh.port(), 100000, 3, kSeconds);
+  auto c = OrderClient(mee.port());
+  ASSERT_EQ(SendOrders(*c, 1, kOrders), kOrders);
+  const std::regex figures(R"(TR/s ([0-9.]+), TR p90 ([0-9.]+ ms|-),)");
+  std::vector<std::smatch> lines;
+  std::vector<std::string> logged;
+  RunningMee::WaitFor(
+      [&] {
+        lines.clear();
+        logged = captured->last_formatted();
+        for (const auto& line : logged) {
+          std::smatch m;
+          if (std::regex_search(line, m, figures)) lines.push_back(m);
+        }
+        return lines.size() >= 2;
+      },
+      std::chrono::seconds(3 * kSeconds));
+  mee.Stop();
+  spdlog::set_default_logger(previous);
+  std::string text;
+  for (const auto& line : logged) text += line;
+  ASSERT_GE(lines.size(), 2u) << text;
+  EXPECT_EQ(mee.stats().trade_results_delivered.load(), kOrders);
+
+  std::vector<int64_t> rt;
+  std::istringstream in(mee.ReadFile(mee::MarketEmulator::kMixLogName));
+  for (std::string line; std::getline(in, line);) {
+    std::vector<std::string> f;
+    std::stringstream ls(line);
+    for (std::string field; std::getline(ls, field, ',');) f.push_back(field);
+    if (f.size() >= 5 && f[1] == "TR") rt.push_back(std::stoll(f[4]));
+  }
+  ASSERT_EQ(rt.size(), static_cast<size_t>(kOrders));
+  std::sort(rt.begin(), rt.end());
+  const double p90_ms = static_cast<double>(rt[(kOrders * 9 + 9) / 10 - 1]) / 1000;
+  EXPECT_NEAR(std::stod(lines[0][1]), static_cast<double>(kOrders) / kSeconds, 2.0) << text;
+  ASSERT_NE(lines[0][2], "-") << text;
+  const double printed = std::stod(lines[0][2]);
+  EXPECT_GE(printed, p90_ms - 0.051) << text;
+  EXPECT_LE(printed, p90_ms * (1 + 1.0 / 32) + 0.051) << text;
+  EXPECT_EQ(lines[1][1], "0.0") << text;
+  EXPECT_EQ(lines[1][2], "-") << text;
 }
 
 }  // namespace
