@@ -16,7 +16,7 @@ sub slurp { open my $fh, '<:raw', $_[0] or return ''; local $/; return scalar <$
 subtest 'usage and exit codes' => sub {
   my $h = run_report('--help');
   is($h->{rc}, 0, '--help exits 0');
-  like($h->{out}, qr/bb-report \[--quiet\] \[--no-plots\] RESULTS_DIR/, '--help shows the synopsis');
+  like($h->{out}, qr/bb-report \[--quiet\] \[--no-plots\] \[--table\] RESULTS_DIR/, '--help shows the synopsis');
   like($h->{out}, qr/EXIT STATUS/, '--help is the whole POD');
   my $u = run_report();
   is($u->{rc}, 2, 'no argument exits 2');
@@ -179,6 +179,18 @@ subtest 'a plot without data is not written; a failing gnuplot keeps the report'
   ok(!-e "$e/plots/trtps.png", 'and no stale PNG is left');
   ok(write_reports($res, $plots), 'the text report is still written');
   like(slurp("$e/report.txt"), qr/trtps\.png FAILED: gnuplot exited with 1/, 'and tells the failure');
+};
+
+subtest '--table: the transactions table of report.txt, then the headline' => sub {
+  my $t = run_report('--quiet', '--no-plots', '--table', $d);
+  is($t->{rc}, 0, 'exit 0') or diag $t->{err};
+  my ($title, $table, $head) =
+    $t->{out} =~ /\A(Transactions in the measurement interval \(\* = [^\n]*\n)(.*?)\n(TRTPS: .*)\z/s;
+  ok(defined $table, 'a titled table, a blank line, the headline') or return diag $t->{out};
+  like($table, qr/Mix %.*Count.*Avg.*90th %/, 'the columns');
+  like($table, qr/Trade-Result\s+TR\s+10\.000 /, 'a row');
+  ok(index(slurp("$d/report.txt"), $table) >= 0, 'the very table of report.txt: one judge of the mix');
+  like($head, qr/\ATRTPS: 2\.00 .*\nVerdict: INVALID .*\nReport: \Q$d\E\/report\.txt\n\z/, 'then the headline');
 };
 
 done_testing();

@@ -15,7 +15,8 @@ use BrokerBench::Plots qw(@PLOTS);
 use BrokerBench::Analysis ();
 use BrokerBench::Cpu qw(%CPU_GROUP_NAME);
 
-our @EXPORT_OK = qw(build_sections render_text render_html write_reports json_data);
+our @EXPORT_OK = qw(build_sections render_text render_html write_reports json_data
+                    transactions_text);
 
 my $WIDTH = 100;
 
@@ -115,6 +116,16 @@ sub transactions_section {
                         align => [qw(l l r r r r r r r r r r)],
                         rows => \@rows, rule_before => [10] },
                       map { { t => 'p', text => $_ } } @foot] };
+}
+
+# The transactions table as report.txt has it, with its title, for the console (bb-report
+# --table): the mix and response times of the measurement interval, judged once, here.
+sub transactions_text {
+  my ($r) = @_;
+  my $s = transactions_section($r);
+  my ($table) = grep { $_->{t} eq 'table' } @{ $s->{blocks} };
+  return "$s->{title} (* = outside its mix range or over its response-time limit):\n"
+         . text_table($table);
 }
 
 sub errors_section {
