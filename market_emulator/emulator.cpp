@@ -7,6 +7,8 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <iterator>
+#include <string>
 #include <vector>
 
 #include <fmt/format.h>
@@ -15,6 +17,7 @@
 #include "common/protocol/codec.h"
 #include "common/util/asio.h"
 #include "common/util/clock.h"
+#include "common/util/latency_histogram.h"
 #include "common/util/mix_log.h"
 #include "common/util/stream_socket.h"
 #include "market_emulator/frame_stream.h"
@@ -142,6 +145,7 @@ class MarketEmulator::Impl {
   void MaybeFinish();
   void Finish();
   void Fail(int64_t trade_id, std::string_view code, std::string_view reason);
+  Status WritePending(const std::string& text);
   void RefreshGauges() {
     stats_.pending.store(static_cast<int64_t>(floor_.pending()), std::memory_order_relaxed);
     stats_.due.store(static_cast<int64_t>(floor_.due_count()), std::memory_order_relaxed);
@@ -164,13 +168,15 @@ class MarketEmulator::Impl {
   std::unique_ptr<MixLog> mix_;
   std::FILE* failed_ = nullptr;
   int64_t failed_lines_ = 0;
+  Status pending_written_;  // of pending-trades.csv, at the end
   bool stopping_ = false;
   bool finished_ = false;
   Clock::time_point last_refusal_log_{};
   int64_t refusals_unlogged_ = 0;
-  // For the summary's rates.
+  // For the summary's rates: valid Trade-Result replies (ok, rollback, warning, as the report
+  // counts TRTPS) and their response times since the last summary line; Market-Feeds.
   Clock::time_point last_summary_;
-  int64_t last_tr_ = 0;
+  LatencyHistogram tr_interval_;
   int64_t last_mf_ = 0;
 };
 
@@ -227,6 +233,7 @@ Status MarketEmulator::Impl::Run() {
     result = Status::IoError(fmt::format("{}: {}", failed_path, std::strerror(errno)));
   }
   failed_ = nullptr;
+  if (result.ok()) result = pending_written_;
   return result;
 }
 
@@ -273,29 +280,60 @@ void MarketEmulator::Impl::Finish() {
     DropLink(*link, "the market emulator is stopping");
     link->retry.cancel();
   }
-  int64_t unfinished = 0;
+  // Orders the market has not finished with are pending, not failed; a Trade-Result due but not
+  // delivered is a failure.
+  std::string pending = "trade_id,code,state\n";
+  std::array<int64_t, 3> by_state{};
   for (const auto& u : floor_.TakeUnfinished()) {
-    Fail(u.trade_id, "TR", u.what);
-    ++unfinished;
+    ++by_state[static_cast<size_t>(u.state)];
+    if (IsPending(u.state)) {
+      fmt::format_to(std::back_inserter(pending), "{},TR,{}\n", u.trade_id,
+                     UnfinishedName(u.state));
+    } else {
+      Fail(u.trade_id, "TR", UnfinishedName(u.state));
+    }
   }
-  stats_.unfinished_at_stop.store(unfinished);
+  const int64_t armed = by_state[static_cast<size_t>(Unfinished::kLimitTriggerArmed)];
+  const int64_t completing = by_state[static_cast<size_t>(Unfinished::kInCompletionDelay)];
+  const int64_t unsent = by_state[static_cast<size_t>(Unfinished::kTradeResultNotSent)];
+  stats_.pending_at_stop.store(armed + completing);
+  stats_.unfinished_at_stop.store(armed + completing + unsent);
   RefreshGauges();
-  if (unfinished > 0) {
-    spdlog::error("{} orders were still pending at stop; their trade ids are in {}/{}", unfinished,
+  pending_written_ = WritePending(pending);
+  if (unsent > 0) {
+    spdlog::error("{} Trade-Results were due but not sent at stop: failed, in {}/{}", unsent,
                   options_.out_dir, kFailedName);
   }
   spdlog::info(
       "stopped: {} orders received, {} refused, {} Trade-Results and {} Market-Feeds "
-      "delivered, {} lost in flight, {} unfinished at stop ({} lines in {})",
+      "delivered, {} lost in flight; pending at stop {} ({} limit triggers armed, {} in their "
+      "completion delay; in {}); {} lines in {}",
       stats_.orders_received.load(), stats_.orders_refused.load(),
       stats_.trade_results_delivered.load(), stats_.market_feeds_delivered.load(),
-      stats_.lost_in_flight.load(), unfinished, failed_lines_, kFailedName);
+      stats_.lost_in_flight.load(), armed + completing, armed, completing, kPendingName,
+      failed_lines_, kFailedName);
   mix_->Mark("STOP");
 }
 
 void MarketEmulator::Impl::Fail(int64_t trade_id, std::string_view code, std::string_view reason) {
   ++failed_lines_;
   if (failed_ != nullptr) fmt::print(failed_, "{},{},{}\n", trade_id, code, reason);
+}
+
+// Written whole and renamed into place: the file exists only once the emulator has reached its
+// end, so a reader tells "nothing pending" from "the emulator never got there" (killed).
+Status MarketEmulator::Impl::WritePending(const std::string& text) {
+  const std::string path = options_.out_dir + "/" + kPendingName;
+  const std::string part = path + ".part";
+  std::FILE* f = std::fopen(part.c_str(), "w");
+  bool ok = f != nullptr && std::fwrite(text.data(), 1, text.size(), f) == text.size();
+  ok = f != nullptr && std::fclose(f) == 0 && ok;
+  if (!ok || std::rename(part.c_str(), path.c_str()) != 0) {
+    Status s = Status::IoError(fmt::format("{}: {}", path, std::strerror(errno)));
+    spdlog::error("{}", s.message());
+    return s;
+  }
+  return {};
 }
 
 void MarketEmulator::Impl::Summary() {
@@ -305,21 +343,24 @@ void MarketEmulator::Impl::Summary() {
     if (ec) return;
     const auto now = Clock::now();
     const double seconds = std::chrono::duration<double>(now - last_summary_).count();
-    const int64_t tr = stats_.trade_results_delivered.load();
     const int64_t mf = stats_.market_feeds_delivered.load();
     size_t in_flight = 0;
     for (auto& l : links_) in_flight += l->in_flight.size();
+    // controller/run shows "TR/s" and "TR p90" of the latest line in its progress line.
     spdlog::info(
-        "pending {} (timers {}, triggers {}), due-unsent {}, in flight {}, TR/s {:.0f}, MF/s "
-        "{:.1f}, received {}, refused {}, errors {}, lost in flight {}, busy {}, re-sent {}, links "
-        "up {}/{}",
+        "pending {} (timers {}, triggers {}), due-unsent {}, in flight {}, TR/s {:.1f}, TR p90 {}, "
+        "MF/s {:.1f}, received {}, refused {}, errors {}, lost in flight {}, busy {}, re-sent {}, "
+        "links up {}/{}",
         floor_.pending(), floor_.armed_count(), floor_.trigger_count(), floor_.due_count(),
-        in_flight, (tr - last_tr_) / seconds, (mf - last_mf_) / seconds,
-        stats_.orders_received.load(), stats_.orders_refused.load(), stats_.delivery_errors.load(),
-        stats_.lost_in_flight.load(), stats_.bh_busy.load(), stats_.resent.load(),
-        stats_.links_up.load(), links_.size());
+        in_flight, static_cast<double>(tr_interval_.count()) / seconds,
+        tr_interval_.count() > 0
+            ? fmt::format("{:.1f} ms", static_cast<double>(tr_interval_.Percentile(0.9)) / 1000)
+            : std::string("-"),
+        (mf - last_mf_) / seconds, stats_.orders_received.load(), stats_.orders_refused.load(),
+        stats_.delivery_errors.load(), stats_.lost_in_flight.load(), stats_.bh_busy.load(),
+        stats_.resent.load(), stats_.links_up.load(), links_.size());
     last_summary_ = now;
-    last_tr_ = tr;
+    tr_interval_ = {};
     last_mf_ = mf;
     Summary();
   });
@@ -645,6 +686,7 @@ void MarketEmulator::Impl::Delivered(Link& link, InFlight& f, const pr::ReplySta
   row.user = link.index;
   row.wait_us = f.sent_us - f.delivery.due_us;
   mix_->Append(row);
+  if (is_tr && status.outcome <= pr::Outcome::kWarning) tr_interval_.Record(row.response_us);
   if (status.outcome != pr::Outcome::kOk) {
     stats_.delivery_errors.fetch_add(1, std::memory_order_relaxed);
   }

@@ -18,17 +18,25 @@
 //    that still ends other than ok is also written to failed-trades.csv.
 //
 // Nothing is lost silently. An order refused at the cap, a delivery whose connection broke
-// while it was in flight (it may or may not have run: it is not sent twice), and, at stop,
-// every order still held (awaiting completion, limit trigger armed, Trade-Result due but not
-// sent) is written as one line "trade_id,code,reason" to <out>/failed-trades.csv and counted
-// in the summary and the final log line. Lost in-flight deliveries also get a mix row with
-// outcome net_error. While the BH is away, due deliveries wait (the queue is bounded by the
-// pending cap) and every connection retries each second.
+// while it was in flight (it may or may not have run: it is not sent twice), and, at stop, a
+// Trade-Result due but not sent, is written as one line "trade_id,code,reason" to
+// <out>/failed-trades.csv (opened at the start) and counted in the final log line. Lost
+// in-flight deliveries also get a mix row with outcome net_error. Orders the market has not
+// finished with at stop are pending, not failed (a limit order whose price the curve has not
+// reached, an order within its processing delay: §5.5): one line "trade_id,code,state" each
+// in <out>/pending-trades.csv, which is written whole at the end, so that a missing file says
+// the emulator never reached its end (killed) rather than "nothing pending". While the BH is
+// away, due deliveries wait (the queue is bounded by the pending cap) and every connection
+// retries each second.
+//
+// The summary line (every --summary-seconds) has "TR/s" and "TR p90": the valid Trade-Result
+// replies (ok, rollback, warning, as the report counts TRTPS) per second since the last line
+// and their 90th-percentile response time (LatencyHistogram: within 1/32, never under).
 //
 // Stop (SIGTERM, SIGINT or Stop()): stop accepting orders and close the BH order connections,
 // stop the order timers, give the due backlog and the requests in flight up to
-// --drain-seconds to be delivered, log what is left as failed, write the STOP marker and
-// close the mix log with every row written.
+// --drain-seconds to be delivered, write what is left to pending-trades.csv or
+// failed-trades.csv, write the STOP marker and close the mix log with every row written.
 //
 // Ownership: owns everything it starts. Thread-safety: Run on one thread; Stop, port() and
 // stats() from any.
@@ -59,7 +67,7 @@ struct EmulatorOptions {
   workload::Sizing sizing;
   uint64_t seed = workload::seeds::kDefault;
   size_t max_pending = 1'000'000;
-  std::string out_dir = ".";  // mix-mee.csv and failed-trades.csv go here
+  std::string out_dir = ".";  // mix-mee.csv, failed-trades.csv and pending-trades.csv go here
   std::string port_file;      // the bound order port is written here once listening
   int summary_seconds = 10;   // 0: no summary line
   int drain_seconds = 5;
@@ -78,9 +86,10 @@ struct EmulatorStats {
   std::atomic<int64_t> lost_in_flight{0};
   std::atomic<int64_t> bh_busy{0};  // "overloaded"/"shutting down" replies, re-sent later
   std::atomic<int64_t> resent{0};   // Trade-Results re-sent after retry_exhausted (at most 3)
-  std::atomic<int64_t> unfinished_at_stop{0};
-  std::atomic<int64_t> pending{0};  // TradingFloor::pending(), refreshed as it changes
-  std::atomic<int64_t> due{0};      // due but not yet sent
+  std::atomic<int64_t> unfinished_at_stop{0};  // orders held at stop: pending or not sent
+  std::atomic<int64_t> pending_at_stop{0};     // of those, pending (pending-trades.csv)
+  std::atomic<int64_t> pending{0};             // TradingFloor::pending(), refreshed as it changes
+  std::atomic<int64_t> due{0};                 // due but not yet sent
   std::atomic<int64_t> links_up{0};
 };
 
@@ -101,6 +110,7 @@ class MarketEmulator {
 
   static constexpr const char* kMixLogName = "mix-mee.csv";
   static constexpr const char* kFailedName = "failed-trades.csv";
+  static constexpr const char* kPendingName = "pending-trades.csv";
 
  private:
   class Impl;

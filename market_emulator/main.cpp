@@ -42,9 +42,11 @@ concurrent connections.
                               clause 5.8.2 wants; the seed in use is logged at the start)
   --max-pending N             orders held at most (timers, triggers, due deliveries); beyond
                               it orders are refused and logged as failed (default 1000000)
-  --out DIR                   where mix-mee.csv (the mix log, postprocess/MIXLOG.md) and
+  --out DIR                   where mix-mee.csv (the mix log, postprocess/MIXLOG.md),
                               failed-trades.csv (trade_id,code,reason of every order refused,
-                              lost in flight or unfinished at stop) go (default .)
+                              lost in flight or whose Trade-Result was not sent by the stop)
+                              and, at stop, pending-trades.csv (trade_id,code,state of every
+                              order the market had not finished with) go (default .)
   --summary-seconds N         period of the summary line (default 10; 0: none)
   --drain-seconds N           at stop, time given to due deliveries (default 5)
   --log-file FILE             log there too (default: stderr only)

@@ -169,20 +169,31 @@ Delivery TradingFloor::PopDue() {
 
 void TradingFloor::PushFrontDue(Delivery delivery) { due_.push_front(std::move(delivery)); }
 
+std::string_view UnfinishedName(Unfinished u) {
+  switch (u) {
+    case Unfinished::kLimitTriggerArmed:
+      return "limit trigger armed";
+    case Unfinished::kInCompletionDelay:
+      return "in its completion delay";
+    case Unfinished::kTradeResultNotSent:
+      return "Trade-Result due but not sent";
+  }
+  return "unknown";
+}
+
 std::vector<UnfinishedOrder> TradingFloor::TakeUnfinished() {
   std::vector<UnfinishedOrder> out;
   out.reserve(timers_.size() + due_.size());
   for (const auto& d : due_) {
     if (const auto* tr = std::get_if<pr::TradeResultInput>(&d.message)) {
-      out.push_back({tr->trade_id, "Trade-Result due but not sent"});
+      out.push_back({tr->trade_id, Unfinished::kTradeResultNotSent});
     }
   }
   due_.clear();
   while (!timers_.empty()) {
     const Timer& t = timers_.top();
-    out.push_back({t.trade_id, t.kind == TimerKind::kCompletion
-                                   ? "awaiting completion (processing delay)"
-                                   : "limit trigger armed (curve has not reached the limit)"});
+    out.push_back({t.trade_id, t.kind == TimerKind::kCompletion ? Unfinished::kInCompletionDelay
+                                                                : Unfinished::kLimitTriggerArmed});
     timers_.pop();
   }
   triggers_.clear();

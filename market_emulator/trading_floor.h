@@ -86,10 +86,18 @@ struct SubmitResult {
   std::string reason;  // names the field and value, or the cap, when refused
 };
 
-// What is left of an order when the MEE stops.
+// Where an order the floor still holds stands when the MEE stops. The first two are pending:
+// the market has not finished with them yet, as a real exchange at its close would not have (a
+// limit order waits for its price, §5.5; a market order is within its processing delay). The
+// third failed: its Trade-Result was due and was not delivered.
+enum class Unfinished { kLimitTriggerArmed, kInCompletionDelay, kTradeResultNotSent };
+inline bool IsPending(Unfinished u) { return u != Unfinished::kTradeResultNotSent; }
+// The word for it in pending-trades.csv and failed-trades.csv.
+std::string_view UnfinishedName(Unfinished u);
+
 struct UnfinishedOrder {
   int64_t trade_id = 0;
-  std::string what;  // "awaiting completion", "limit trigger armed", "Trade-Result not sent"...
+  Unfinished state = Unfinished::kInCompletionDelay;
 };
 
 class TradingFloor {
@@ -124,7 +132,7 @@ class TradingFloor {
   const workload::Market& market() const { return market_; }
 
   // Empties the floor; returns one entry per order it still held (armed timers, due
-  // Trade-Results) so the caller can log each as failed. Queued trigger entries and
+  // Trade-Results) so the caller can log each as pending or failed. Queued trigger entries and
   // Market-Feeds are ticker data, not orders, and are counted separately by the caller.
   std::vector<UnfinishedOrder> TakeUnfinished();
 

@@ -1,6 +1,6 @@
 // The market's rules (reference §5.5) with time passed in: trade prices at completion, timer
 // order with many orders, limit triggers in and out of the money, ticker padding and the
-// 20-entry Market-Feed, and the pending cap.
+// 20-entry Market-Feed, the pending cap, and what is pending or failed at the end.
 #include "market_emulator/trading_floor.h"
 
 #include <map>
@@ -260,21 +260,36 @@ TEST(TradingFloor, RefusesUnknownSymbolsAndTypesNamingTheValue) {
   EXPECT_EQ(floor.pending(), 0u);
 }
 
-TEST(TradingFloor, TakeUnfinishedListsEveryOrderStillHeld) {
+TEST(TradingFloor, TakeUnfinishedTellsPendingOrdersFromTradeResultsNotSent) {
   TradingFloor floor({kSizing, 1, 100});
   const std::string sym = floor.market().Symbol(0);
-  for (int i = 0; i < 5; ++i)
-    ASSERT_EQ(floor.Submit(Order(i + 1, sym, "TMB", 0), 0).outcome, SubmitOutcome::kQueued);
-  const pr::Cents p = floor.CurrentPrice(0, 0);
-  const pr::Cents far = p > 2500 ? 2010 : 2990;
-  ASSERT_EQ(floor.Submit(Order(6, sym, far < p ? "TLB" : "TLS", far), 0).outcome,
+  for (int64_t id : {1, 2}) {
+    ASSERT_EQ(floor.Submit(Order(id, sym, "TMB", 0), 0).outcome, SubmitOutcome::kQueued);
+  }
+  const int64_t t = kMaxProcessingDelayUs;
+  floor.Advance(t);  // 1 and 2 complete: their Trade-Results are due, never sent
+  for (int64_t id : {3, 4}) {
+    ASSERT_EQ(floor.Submit(Order(id, sym, "TMB", 0), t).outcome, SubmitOutcome::kQueued);
+  }
+  const pr::Cents p = floor.CurrentPrice(0, t);
+  const pr::Cents far = p > 2500 ? 2010 : 2990;  // out of the money: the trigger is armed
+  ASSERT_EQ(floor.Submit(Order(5, sym, far < p ? "TLB" : "TLS", far), t).outcome,
             SubmitOutcome::kQueued);
-  floor.Advance(1);  // maybe none due yet
-  auto left = floor.TakeUnfinished();
-  std::set<int64_t> ids;
-  for (const auto& u : left) ids.insert(u.trade_id);
-  EXPECT_EQ(ids, (std::set<int64_t>{1, 2, 3, 4, 5, 6}));
+  std::map<int64_t, Unfinished> state;
+  for (const auto& u : floor.TakeUnfinished()) state[u.trade_id] = u.state;
+  EXPECT_EQ(state, (std::map<int64_t, Unfinished>{{1, Unfinished::kTradeResultNotSent},
+                                                  {2, Unfinished::kTradeResultNotSent},
+                                                  {3, Unfinished::kInCompletionDelay},
+                                                  {4, Unfinished::kInCompletionDelay},
+                                                  {5, Unfinished::kLimitTriggerArmed}}));
   EXPECT_EQ(floor.pending(), 0u);
+  // Pending: the market has not finished with them; failed: the Trade-Result was due.
+  EXPECT_TRUE(IsPending(Unfinished::kLimitTriggerArmed));
+  EXPECT_TRUE(IsPending(Unfinished::kInCompletionDelay));
+  EXPECT_FALSE(IsPending(Unfinished::kTradeResultNotSent));
+  EXPECT_EQ(UnfinishedName(Unfinished::kLimitTriggerArmed), "limit trigger armed");
+  EXPECT_EQ(UnfinishedName(Unfinished::kInCompletionDelay), "in its completion delay");
+  EXPECT_EQ(UnfinishedName(Unfinished::kTradeResultNotSent), "Trade-Result due but not sent");
 }
 
 }  // namespace

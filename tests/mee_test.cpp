@@ -1,13 +1,17 @@
 // The market emulator against an in-process Brokerage House with canned replies (--no-db), on
 // loopback: every market order yields exactly one Trade-Result delivery, a Market-Feed comes
 // once per ten Trade-Results, the mix log has the documented format with wait_us filled, a
-// sizing mismatch is refused naming both sides, the pending cap refuses and logs, and a
-// Brokerage House stopped and restarted mid-run loses no order silently.
+// sizing mismatch is refused naming both sides, the pending cap refuses and logs, what is left at
+// the stop is pending or failed (never both, never neither), a Brokerage House stopped and
+// restarted mid-run loses no order silently, and the summary line has the Trade-Results per
+// second and their 90th percentile.
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <mutex>
+#include <regex>
 #include <set>
 #include <sstream>
 #include <thread>
@@ -15,6 +19,8 @@
 #include <fmt/format.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <spdlog/sinks/ringbuffer_sink.h>
+#include <spdlog/spdlog.h>
 
 #include "brokerage_house/server.h"
 #include "common/util/mix_log.h"
@@ -64,7 +70,8 @@ class RunningBh {
 // A market emulator on its own thread, writing into a fresh directory.
 class RunningMee {
  public:
-  RunningMee(uint16_t bh_port, size_t max_pending = 100000, int connections = 3) {
+  RunningMee(uint16_t bh_port, size_t max_pending = 100000, int connections = 3,
+             int summary_seconds = 0) {
     dir_ = std::filesystem::temp_directory_path() /
            fmt::format("mee-test-{}-{}", ::getpid(), counter_++);
     std::filesystem::remove_all(dir_);
@@ -78,7 +85,7 @@ class RunningMee {
     o.seed = 42;
     o.max_pending = max_pending;
     o.out_dir = dir_.string();
-    o.summary_seconds = 0;
+    o.summary_seconds = summary_seconds;
     o.drain_seconds = 2;
     o.on_trade_result = [this](int64_t id, const pr::ReplyStatus& s) {
       std::lock_guard lock(mutex_);
@@ -106,6 +113,7 @@ class RunningMee {
     std::lock_guard lock(mutex_);
     return delivered_;
   }
+  bool Has(const char* name) const { return std::filesystem::exists(dir_ / name); }
   std::string ReadFile(const char* name) const {
     std::ifstream in(dir_ / name);
     std::stringstream s;
@@ -238,6 +246,7 @@ TEST(MarketEmulator, EveryMarketOrderGetsExactlyOneTradeResultAndAFeedPerTen) {
   EXPECT_EQ(m.rows_with_wait, kOrders + kOrders / 10);
   EXPECT_EQ(m.users, (std::set<int64_t>{0, 1, 2}));  // every delivery connection was used
   EXPECT_EQ(mee.ReadFile(mee::MarketEmulator::kFailedName), "trade_id,code,reason\n");
+  EXPECT_EQ(mee.ReadFile(mee::MarketEmulator::kPendingName), "trade_id,code,state\n");
 }
 
 TEST(MarketEmulator, RefusesAHelloWithAnotherSizingNamingBoth) {
@@ -250,33 +259,67 @@ TEST(MarketEmulator, RefusesAHelloWithAnotherSizingNamingBoth) {
   EXPECT_THAT(s.message(), HasSubstr("customers 1000"));
 }
 
-TEST(MarketEmulator, OrdersBeyondThePendingCapAreRefusedAndEveryOneIsLogged) {
-  RunningMee mee(1, /*max_pending=*/50);  // port 1: no Brokerage House, nothing is delivered
-  auto c = OrderClient(mee.port());
-  int acked = 0, overloaded = 0;
-  for (int64_t id = 1; id <= 60; ++id) {
-    auto reply = c->Call(MarketOrder(id));
-    ASSERT_TRUE(reply.ok());
-    if (std::holds_alternative<pr::MarketTradeAck>(*reply)) ++acked;
-    if (const auto* e = std::get_if<pr::ErrorReply>(&*reply)) {
-      EXPECT_EQ(e->code, pr::ErrorCode::kOverloaded);
-      EXPECT_THAT(e->text, HasSubstr("50 orders pending"));
-      ++overloaded;
-    }
-  }
-  EXPECT_EQ(acked, 50);
-  EXPECT_EQ(overloaded, 10);
-  mee.Stop();
-  EXPECT_EQ(mee.stats().unfinished_at_stop.load(), 50);
-  std::string failed = mee.ReadFile(mee::MarketEmulator::kFailedName);
-  std::set<int64_t> ids;
-  std::istringstream in(failed);
+// trade id -> the third field of each line of a failed-trades.csv or pending-trades.csv.
+std::map<int64_t, std::string> ByTrade(const std::string& text, const std::string& header) {
+  std::istringstream in(text);
   std::string line;
   std::getline(in, line);
-  while (std::getline(in, line)) ids.insert(std::stoll(line));
-  EXPECT_EQ(ids.size(), 60u);
-  EXPECT_EQ(*ids.begin(), 1);
-  EXPECT_EQ(*ids.rbegin(), 60);
+  EXPECT_EQ(line, header);
+  std::map<int64_t, std::string> out;
+  while (std::getline(in, line)) {
+    const auto second = line.find(',', line.find(',') + 1);
+    EXPECT_TRUE(out.emplace(std::stoll(line), line.substr(second + 1)).second) << line;
+  }
+  return out;
+}
+
+TEST(MarketEmulator, AtTheStopOrdersStillInTheMarketArePendingAndUnsentResultsFailed) {
+  // Port 1: no Brokerage House, nothing is delivered. Orders 1-25 complete within 5 s and wait
+  // to be sent, with the two Market-Feeds their 50 ticker entries make; 26-48 are sent just
+  // before the stop (within their delay); 49-60 meet the cap of 50.
+  RunningMee mee(1, /*max_pending=*/50);
+  auto c = OrderClient(mee.port());
+  int acked = 0, overloaded = 0;
+  auto send = [&](int64_t first, int64_t last) {
+    for (int64_t id = first; id <= last; ++id) {
+      auto reply = c->Call(MarketOrder(id));
+      ASSERT_TRUE(reply.ok());
+      if (std::holds_alternative<pr::MarketTradeAck>(*reply)) ++acked;
+      if (const auto* e = std::get_if<pr::ErrorReply>(&*reply)) {
+        EXPECT_EQ(e->code, pr::ErrorCode::kOverloaded);
+        EXPECT_THAT(e->text, HasSubstr("50 orders pending"));
+        ++overloaded;
+      }
+    }
+  };
+  send(1, 25);
+  std::this_thread::sleep_for(std::chrono::milliseconds(5300));
+  send(26, 60);
+  EXPECT_EQ(acked, 48);
+  EXPECT_EQ(overloaded, 12);
+  // Written only at the end: a market emulator killed before it has none.
+  EXPECT_FALSE(mee.Has(mee::MarketEmulator::kPendingName));
+  mee.Stop();
+  auto failed = ByTrade(mee.ReadFile(mee::MarketEmulator::kFailedName), "trade_id,code,reason");
+  auto pending = ByTrade(mee.ReadFile(mee::MarketEmulator::kPendingName), "trade_id,code,state");
+  for (int64_t id = 1; id <= 60; ++id) {
+    EXPECT_NE(failed.count(id), pending.count(id)) << "trade " << id << ": in one file, once";
+  }
+  for (int64_t id = 1; id <= 25; ++id) {
+    EXPECT_EQ(failed[id], "Trade-Result due but not sent") << "trade " << id;
+  }
+  for (int64_t id = 49; id <= 60; ++id) {
+    EXPECT_THAT(failed[id], HasSubstr("50 orders pending")) << "trade " << id;
+  }
+  // Of 26-48, only one whose delay was a few milliseconds can have become due before the stop.
+  EXPECT_GE(pending.size(), 15u);
+  for (const auto& [id, state] : pending) {
+    EXPECT_EQ(state, "in its completion delay") << "trade " << id;
+    EXPECT_GE(id, 26);
+    EXPECT_LE(id, 48);
+  }
+  EXPECT_EQ(mee.stats().unfinished_at_stop.load(), 48);
+  EXPECT_EQ(mee.stats().pending_at_stop.load(), static_cast<int64_t>(pending.size()));
 }
 
 TEST(MarketEmulator, ABrokerageHouseRestartLosesNoOrderSilently) {
@@ -322,6 +365,63 @@ TEST(MarketEmulator, ABrokerageHouseRestartLosesNoOrderSilently) {
   // Every delivery lost in flight is in the failed file: lost_in_flight counts Market-Feeds too
   // (one can be in flight when the Brokerage House stops).
   EXPECT_EQ(failed_lines, mee.stats().lost_in_flight.load());
+  EXPECT_EQ(mee.ReadFile(mee::MarketEmulator::kPendingName), "trade_id,code,state\n");
+}
+
+// The summary line's "TR/s X, TR p90 Y ms" (controller/run's progress line shows them): over
+// one interval that holds every Trade-Result, X is their rate and Y their 90th percentile as
+// the mix log's rows give it (nearest rank; the histogram is within 1/32 above, printed to
+// 0.1 ms); the next interval, with none, says "TR/s 0.0, TR p90 -".
+TEST(MarketEmulator, TheSummaryLineHasTheIntervalsTradeResultRateAndNinetiethPercentile) {
+  auto captured = std::make_shared<spdlog::sinks::ringbuffer_sink_mt>(1000);
+  auto previous = spdlog::default_logger();
+  spdlog::set_default_logger(std::make_shared<spdlog::logger>("mee-test", captured));
+  RunningBh bh;
+  ASSERT_NE(bh.port(), 0);
+  constexpr int kOrders = 200;
+  constexpr int kSeconds = 7;  // every order completes within 5 s of being sent (§5.5)
+  RunningMee mee(bh.port(), 100000, 3, kSeconds);
+  auto c = OrderClient(mee.port());
+  ASSERT_EQ(SendOrders(*c, 1, kOrders), kOrders);
+  const std::regex figures(R"(TR/s ([0-9.]+), TR p90 ([0-9.]+ ms|-),)");
+  std::vector<std::smatch> lines;
+  std::vector<std::string> logged;
+  RunningMee::WaitFor(
+      [&] {
+        lines.clear();
+        logged = captured->last_formatted();
+        for (const auto& line : logged) {
+          std::smatch m;
+          if (std::regex_search(line, m, figures)) lines.push_back(m);
+        }
+        return lines.size() >= 2;
+      },
+      std::chrono::seconds(3 * kSeconds));
+  mee.Stop();
+  spdlog::set_default_logger(previous);
+  std::string text;
+  for (const auto& line : logged) text += line;
+  ASSERT_GE(lines.size(), 2u) << text;
+  EXPECT_EQ(mee.stats().trade_results_delivered.load(), kOrders);
+
+  std::vector<int64_t> rt;
+  std::istringstream in(mee.ReadFile(mee::MarketEmulator::kMixLogName));
+  for (std::string line; std::getline(in, line);) {
+    std::vector<std::string> f;
+    std::stringstream ls(line);
+    for (std::string field; std::getline(ls, field, ',');) f.push_back(field);
+    if (f.size() >= 5 && f[1] == "TR") rt.push_back(std::stoll(f[4]));
+  }
+  ASSERT_EQ(rt.size(), static_cast<size_t>(kOrders));
+  std::sort(rt.begin(), rt.end());
+  const double p90_ms = static_cast<double>(rt[(kOrders * 9 + 9) / 10 - 1]) / 1000;
+  EXPECT_NEAR(std::stod(lines[0][1]), static_cast<double>(kOrders) / kSeconds, 2.0) << text;
+  ASSERT_NE(lines[0][2], "-") << text;
+  const double printed = std::stod(lines[0][2]);
+  EXPECT_GE(printed, p90_ms - 0.051) << text;
+  EXPECT_LE(printed, p90_ms * (1 + 1.0 / 32) + 0.051) << text;
+  EXPECT_EQ(lines[1][1], "0.0") << text;
+  EXPECT_EQ(lines[1][2], "-") << text;
 }
 
 }  // namespace

@@ -106,3 +106,13 @@ resolve_conninfo() {
   "${BB_ROOT}/controller/db" start >&2
   "${BB_ROOT}/controller/db" conninfo
 }
+
+# The server's settings that are not at their defaults, one "name = value[ unit]" a line, for
+# readme.txt. The querying session's own are not the server's and are left out, as the report
+# leaves them out of db/settings.csv: source "client" (what psql or PGOPTIONS sent at connect:
+# application_name, client_encoding, DateStyle...) and "session" (SET).
+server_settings() {
+  psql "$1" -XAt -F ' = ' -c \
+    "select name, setting || coalesce(' ' || unit, '') from pg_settings
+     where source not in ('default', 'override', 'client', 'session') order by name"
+}

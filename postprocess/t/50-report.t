@@ -16,7 +16,7 @@ sub slurp { open my $fh, '<:raw', $_[0] or return ''; local $/; return scalar <$
 subtest 'usage and exit codes' => sub {
   my $h = run_report('--help');
   is($h->{rc}, 0, '--help exits 0');
-  like($h->{out}, qr/bb-report \[--quiet\] \[--no-plots\] RESULTS_DIR/, '--help shows the synopsis');
+  like($h->{out}, qr/bb-report \[--quiet\] \[--no-plots\] \[--table\] RESULTS_DIR/, '--help shows the synopsis');
   like($h->{out}, qr/EXIT STATUS/, '--help is the whole POD');
   my $u = run_report();
   is($u->{rc}, 2, 'no argument exits 2');
@@ -60,6 +60,8 @@ write_file("$d/db/after/pg_statio_user_tables.csv",
 write_file("$d/db/settings.csv", "name,setting,unit,source\nshared_buffers,16384,8kB,configuration file\n"
   . "work_mem,4096,kB,default\n");
 write_file("$d/mee/hostB/failed-trades.csv", "trade_id,code,reason\n17,TR,db_error 40001\n18,TR,db_error 40001\n19,MF,timeout\n");
+write_file("$d/mee/hostB/pending-trades.csv", "trade_id,code,state\n20,TR,limit trigger armed\n"
+  . "21,TR,limit trigger armed\n22,TR,in its completion delay\n");
 # One corrupt line in the middle of the customer emulator log.
 {
   my @lines = split /\n/, slurp($run->{ce});
@@ -138,6 +140,11 @@ subtest 'database, system and market emulator sections' => sub {
   is($h->{avg}{disk_write_kb_s}, 200, 'average writes');
   is($j->{mee}{failed_trades}{total}, 3, 'failed trades');
   is($j->{mee}{failed_trades}{by_reason}{'db_error 40001'}, 2, 'by reason');
+  is($j->{mee}{pending_trades}{total}, 3, 'pending trades');
+  my $flat = $txt =~ s/\s+/ /gr;  # paragraphs are wrapped
+  like($flat, qr/Pending at the end: 3 \(limit orders whose trigger price was not reached: 2; orders within their completion delay \(at most 5 s\): 1\)/,
+       'pending at the end, by state, limit orders first');
+  like($flat, qr/Failed trades: 3, by reason:/, 'failed trades apart');
   is($j->{mee}{wait}{TR}{n}, 100, 'wait over the 100 Trade-Results of the MI');
 };
 
@@ -172,6 +179,18 @@ subtest 'a plot without data is not written; a failing gnuplot keeps the report'
   ok(!-e "$e/plots/trtps.png", 'and no stale PNG is left');
   ok(write_reports($res, $plots), 'the text report is still written');
   like(slurp("$e/report.txt"), qr/trtps\.png FAILED: gnuplot exited with 1/, 'and tells the failure');
+};
+
+subtest '--table: the transactions table of report.txt, then the headline' => sub {
+  my $t = run_report('--quiet', '--no-plots', '--table', $d);
+  is($t->{rc}, 0, 'exit 0') or diag $t->{err};
+  my ($title, $table, $head) =
+    $t->{out} =~ /\A(Transactions in the measurement interval \(\* = [^\n]*\n)(.*?)\n(TRTPS: .*)\z/s;
+  ok(defined $table, 'a titled table, a blank line, the headline') or return diag $t->{out};
+  like($table, qr/Mix %.*Count.*Avg.*90th %/, 'the columns');
+  like($table, qr/Trade-Result\s+TR\s+10\.000 /, 'a row');
+  ok(index(slurp("$d/report.txt"), $table) >= 0, 'the very table of report.txt: one judge of the mix');
+  like($head, qr/\ATRTPS: 2\.00 .*\nVerdict: INVALID .*\nReport: \Q$d\E\/report\.txt\n\z/, 'then the headline');
 };
 
 done_testing();

@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # The embedded cluster through the entry script, as a user drives it: `db start`, `db psql`,
-# `db status`, `db stop` (no server process left behind), `db destroy`. Uses its own data
-# directory, so it never touches a user's cluster.
+# `db status`, `db stop` (no server process left behind), `db destroy`, and the settings list
+# of readme.txt. Uses its own data directory, so it never touches a user's cluster.
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 # shellcheck source=tests/controller/lib/check.sh
 source "${root}/tests/controller/lib/check.sh"
+# shellcheck source=controller/lib/common.sh
+source "${root}/controller/lib/common.sh"
 data="$(mktemp -d /tmp/bbdbtest.XXXXXX)"
 chmod 0711 "${data}"
 export BB_DATA_DIR="${data}"
@@ -48,6 +50,14 @@ check "it listens on loopback only" \
   test "$("${root}/brokerbench" db psql -XAtc 'show listen_addresses')" = 127.0.0.1
 check "fsync stays on for measurements" \
   test "$("${root}/brokerbench" db psql -XAtc 'show fsync')" = on
+# readme.txt's settings (server_settings): the server's, not those of the session that asks.
+"${root}/brokerbench" db psql -XAtqc "alter database brokerbench set work_mem = '7MB'"
+PGOPTIONS='-c statement_timeout=4321' PGAPPNAME=psql \
+  server_settings "$("${root}/brokerbench" db conninfo)" >"${data}/settings.txt"
+check "the settings list has the database's own setting" has_line "${data}/settings.txt" '^work_mem = 7168 kB$'
+check "... and the server's configuration" has_line "${data}/settings.txt" '^listen_addresses = 127\.0\.0\.1$'
+check "... but not the querying session's (application_name, PGOPTIONS, client_encoding)" \
+  lacks_line "${data}/settings.txt" '^(application_name|statement_timeout|client_encoding) = '
 check "status while running (0)" status_is 0
 check "a second start is harmless" "${root}/brokerbench" db start
 check "db stop" "${root}/brokerbench" db stop

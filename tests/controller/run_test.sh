@@ -2,7 +2,10 @@
 # End to end: `./brokerbench run` as a user runs it, on an embedded cluster of its own (a
 # private data directory), then the results directory, the report and the failure paths:
 #   1. a short run completes: headline printed, every file of the results directory there,
-#      the report's per-type counts equal the mix logs' rows in the measurement interval;
+#      the report's per-type counts equal the mix logs' rows in the measurement interval; the
+#      console shows the report's own transactions table and no mix verdict of the customer
+#      emulator's, a progress line with the phase and TRTPS; pending orders are not failures;
+#      readme.txt lists the server's settings, not psql's;
 #   2. `brokerbench report` on a copy whose customer emulator log was cut mid-line still
 #      reports, and names the file and the line;
 #   3. a component that dies mid-run stops the run with its name and log, and the results
@@ -26,6 +29,20 @@ cleanup() {
 }
 trap cleanup EXIT
 
+# The lines of the transactions table bb-report --table put in FILE (the console's indent off).
+console_table() {
+  sed -n '/Transactions in the measurement interval (\*/,/^ *$/p' "$1" | sed '1d;/^ *$/d;s/^    //'
+}
+# Whether every line of the console's table is a line of report.txt.
+table_is_the_reports() {
+  local line n=0
+  while IFS= read -r line; do
+    grep -qxF -- "${line}" "$2" || return 1
+    n=$((n + 1))
+  done < <(console_table "$1")
+  ((n >= 13))  # header, rule, ten mix types, rule...
+}
+
 
 
 
@@ -39,12 +56,22 @@ check "the run exits 0" test "${rc}" -eq 0
 check "it prints the TRTPS" has_line "${out}" '^ *TRTPS: [0-9]'
 check "it prints the verdict" has_line "${out}" '^ *Verdict: (VALID|INVALID)'
 check "it prints the report's path" has_line "${out}" "^ *Report: ${dir}/report.txt$"
+check "it prints the report's transactions table" table_is_the_reports "${out}" "${dir}/report.txt"
+check "... and no mix verdict of the customer emulator's own" lacks_line "${out}" 'within the spec|spec range'
+check "a progress line with the phase, TRTPS and the Trade-Result p90" \
+  has_line "${out}" '^ +\[[0-9]+:[0-9]{2} / [0-9]+:[0-9]{2}\] measuring; TRTPS [0-9.]+, TR p90 ([0-9.]+ ms|-); CE: users active'
+check "the report tells pending orders from failed trades" \
+  has_line "${dir}/report.txt" '^  Pending at the end: (none|[0-9]+ \()'
+check "... and no pending order is a failure" lacks_line "${dir}/report.txt" '^  (limit trigger armed|in its completion delay) '
+check "readme.txt lists the server's settings, not psql's session's" \
+  lacks_line "${dir}/readme.txt" '^  application_name = '
+check "... and has them" has_line "${dir}/readme.txt" '^  listen_addresses = ' 
 check "run.conf says complete" has_line "${dir}/run.conf" '^status=complete$'
 check "run.conf keeps the comment" has_line "${dir}/run.conf" '^comment=e2e test$'
 check "readme.txt names the command" has_line "${dir}/readme.txt" 'brokerbench run --duration 70s'
 check "the run seeds from the time of day (clause 5.8.2)" has_line "${dir}/run.conf" '^seed_source=time of day$'
 check "readme.txt gives the seeds" has_line "${dir}/readme.txt" '^seeds: +[0-9]+ \(from the time of day\); market emulator [0-9]+, customer emulators [0-9]+$'
-for f in bh/*/bh.log mee/*/mee.log mee/*/mix-mee.csv ce/*/ce.log ce/*/mix-ce-*.csv sys/*/sysstat.csv \
+for f in bh/*/bh.log mee/*/mee.log mee/*/mix-mee.csv mee/*/pending-trades.csv ce/*/ce.log ce/*/mix-ce-*.csv sys/*/sysstat.csv \
   sys/*/vmstat.txt db/settings.csv db/before/pg_stat_database.csv db/after/pg_stat_database.csv \
   db/before/pg_stat_bgwriter.csv db/after/pg_statio_user_tables.csv report.txt report.html results.json; do
   # shellcheck disable=SC2086 # the glob names one file

@@ -1231,11 +1231,28 @@ sub market_emulator {
                                            qw(p50 p90 max mean) };
     $r->{_series}{wait}{$code} = \%bucket;
   }
-  # failed-trades.csv from every market emulator host: trade_id,code,reason.
-  my %by_reason;
-  my $total = 0;
-  my @paths = sort glob("$r->{results_dir}/mee/*/failed-trades.csv");
-  for my $path (@paths) {
+  end_of_run_trades($r, $mee);
+}
+
+# Orders pending in an old failed-trades.csv (before pending-trades.csv existed, the market
+# emulator wrote its pending orders there at its stop, with these reasons), and their states.
+my %OLD_PENDING_REASON = (
+  'limit trigger armed (curve has not reached the limit)' => 'limit trigger armed',
+  'awaiting completion (processing delay)'                => 'in its completion delay',
+);
+
+# What each market emulator host left (postprocess/README.md): failed-trades.csv
+# (trade_id,code,reason), opened at its start, and pending-trades.csv (trade_id,code,state),
+# written whole at its end. A host with the first and not the second never reached its end
+# (killed): what was pending then, and the failures it would have found at its end, are
+# unknown. An old failed-trades.csv holding pending reasons was written at a stop, which makes
+# its pending orders known.
+sub end_of_run_trades {
+  my ($r, $mee) = @_;
+  my (%failed, %pending, %hosts);
+  for my $path (glob("$r->{results_dir}/mee/*/failed-trades.csv"),
+                glob("$r->{results_dir}/mee/*/pending-trades.csv")) {
+    my ($host, $kind) = $path =~ m{/mee/([^/]+)/(failed|pending)-trades\.csv\z} or next;
     my $rel = File::Spec->abs2rel($path, $r->{results_dir});
     my $text = '';
     if (open my $fh, '<', $path) {
@@ -1247,16 +1264,28 @@ sub market_emulator {
       $r->{_problem}->({ file => $rel, line => 0, kind => 'other', reason => $err, text => '' });
       next;
     }
-    # A header row (trade_id,code,reason) is optional.
-    shift @$records if @$records && ($records->[0][2] // '') eq 'reason';
+    $hosts{$host}{$kind} = 1;
+    # A header row (trade_id,code,reason or trade_id,code,state) is optional.
+    shift @$records if @$records && ($records->[0][2] // '') =~ /\A(?:reason|state)\z/;
     for my $rec (@$records) {
-      my $reason = $rec->[2] // '';
-      $reason = '(none given)' if $reason eq '';
-      $by_reason{$reason}++;
-      $total++;
+      my $why = $rec->[2] // '';
+      $why = '(none given)' if $why eq '';
+      my $old = $kind eq 'failed' ? $OLD_PENDING_REASON{$why} : undef;
+      $hosts{$host}{pending} = 1 if $old;
+      if ($kind eq 'pending' || $old) {
+        $pending{ $old // $why }++;
+      } else {
+        $failed{$why}++;
+      }
     }
   }
-  $mee->{failed_trades} = { files => scalar @paths, total => $total, by_reason => \%by_reason };
+  my @unknown = sort grep { !$hosts{$_}{pending} } keys %hosts;
+  $mee->{failed_trades} = { files => scalar(grep { $hosts{$_}{failed} } keys %hosts),
+                            total => sum0(values %failed), by_reason => \%failed,
+                            complete => @unknown ? 0 : 1 };
+  $mee->{pending_trades} = { hosts => scalar(keys %hosts), known => @unknown ? 0 : 1,
+                             hosts_unknown => \@unknown, total => sum0(values %pending),
+                             by_state => \%pending };
 }
 
 # --- verdict ----------------------------------------------------------------------------------

@@ -15,7 +15,8 @@ use BrokerBench::Plots qw(@PLOTS);
 use BrokerBench::Analysis ();
 use BrokerBench::Cpu qw(%CPU_GROUP_NAME);
 
-our @EXPORT_OK = qw(build_sections render_text render_html write_reports json_data);
+our @EXPORT_OK = qw(build_sections render_text render_html write_reports json_data
+                    transactions_text);
 
 my $WIDTH = 100;
 
@@ -115,6 +116,16 @@ sub transactions_section {
                         align => [qw(l l r r r r r r r r r r)],
                         rows => \@rows, rule_before => [10] },
                       map { { t => 'p', text => $_ } } @foot] };
+}
+
+# The transactions table as report.txt has it, with its title, for the console (bb-report
+# --table): the mix and response times of the measurement interval, judged once, here.
+sub transactions_text {
+  my ($r) = @_;
+  my $s = transactions_section($r);
+  my ($table) = grep { $_->{t} eq 'table' } @{ $s->{blocks} };
+  return "$s->{title} (* = outside its mix range or over its response-time limit):\n"
+         . text_table($table);
 }
 
 sub errors_section {
@@ -495,19 +506,56 @@ sub mee_section {
                         . 'in the market emulator), over all rows of the MI whatever their '
                         . 'outcome; percentiles by nearest rank.' },
   );
-  my $f = $m->{failed_trades};
-  if (!$f->{files}) {
-    push @blocks, { t => 'p', text => 'Failed trades: not available (no mee/<host>/failed-trades.csv).' };
-  } elsif (!$f->{total}) {
-    push @blocks, { t => 'p', text => 'Failed trades: none.' };
+  push @blocks, end_of_run_blocks($m);
+  return { id => 'mee', title => 'Market emulator', blocks => \@blocks };
+}
+
+# The states of pending-trades.csv, in the report's order and words.
+my @PENDING_STATES = ('limit trigger armed', 'in its completion delay');
+my %PENDING_TEXT = (
+  'limit trigger armed'     => 'limit orders whose trigger price was not reached',
+  'in its completion delay' => 'orders within their completion delay (at most 5 s)',
+);
+
+# Pending orders and failed trades at the end of the run (Analysis::end_of_run_trades).
+sub end_of_run_blocks {
+  my ($m) = @_;
+  my ($p, $f) = ($m->{pending_trades}, $m->{failed_trades});
+  if (!$p->{hosts}) {
+    return { t => 'p', text => 'Pending and failed trades: not available (no '
+                               . 'mee/<host>/failed-trades.csv or pending-trades.csv).' };
+  }
+  my @blocks;
+  my $unknown = join(', ', @{ $p->{hosts_unknown} });
+  if (!$p->{known}) {
+    push @blocks, { t => 'p', text => "Pending at the end: unknown: the market emulator on "
+                    . "$unknown wrote no pending-trades.csv, so it never reached its end (it was "
+                    . 'killed or died; the last lines of its mee.log may say more).' };
+  } elsif (!$p->{total}) {
+    push @blocks, { t => 'p', text => 'Pending at the end: none.' };
   } else {
-    push @blocks, { t => 'p', text => "Failed trades: $f->{total}, by reason:" },
+    my $s = $p->{by_state};
+    my @states = ((grep { $s->{$_} } @PENDING_STATES),
+                  (sort grep { !$PENDING_TEXT{$_} } keys %$s));
+    push @blocks, { t => 'p', text => "Pending at the end: $p->{total} ("
+                    . join('; ', map { ($PENDING_TEXT{$_} // $_) . ": $s->{$_}" } @states)
+                    . '). Not failures: the market had not finished with them when the run '
+                    . 'stopped, and Trade-Cleanup cancels them before the next run.' };
+  }
+  my $so_far = $f->{complete} ? ''
+             : " recorded before the market emulator on $unknown stopped without reaching its "
+               . 'end (those it would have found at its end are unknown)';
+  if (!$f->{total}) {
+    push @blocks, { t => 'p', text => $f->{complete} ? 'Failed trades: none.'
+                                                     : "Failed trades: none$so_far." };
+  } else {
+    push @blocks, { t => 'p', text => "Failed trades: $f->{total}$so_far, by reason:" },
       { t => 'table', head => ['Reason', 'Trades'], align => [qw(l r)],
         rows => [map { [$_, $f->{by_reason}{$_}] }
                  sort { $f->{by_reason}{$b} <=> $f->{by_reason}{$a} || $a cmp $b }
                  keys %{ $f->{by_reason} }] };
   }
-  return { id => 'mee', title => 'Market emulator', blocks => \@blocks };
+  return @blocks;
 }
 
 sub plots_section {

@@ -10,7 +10,7 @@ use FindBin ();
 use JSON::PP ();
 
 our @EXPORT_OK = qw(row marker write_log write_file write_conf valid_run tmpdir run_report
-                    read_json analyze_dir T0 DECK);
+                    read_json analyze_dir slurp T0 DECK);
 
 # A fixed wall-clock origin: 2025-11-21 12:00:00 UTC, in microseconds.
 use constant T0 => 1763726400_000000;

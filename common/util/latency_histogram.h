@@ -1,6 +1,8 @@
-// LatencyHistogram: a fixed-size log-linear histogram of microsecond values for the Customer
-// Emulator's summary (response times per type, dispatch lateness). Recording is an increment,
-// never an allocation, so it is cheap per transaction; percentiles are read at the end.
+// LatencyHistogram: a fixed-size log-linear histogram of microsecond values: the Customer
+// Emulator's summary (response times per type, dispatch lateness) and the market emulator's
+// Trade-Result 90th percentile per summary interval. Recording is an increment, never an
+// allocation, so it is cheap per transaction; percentiles are read at the end (15 KiB: reset
+// it by assigning a new one).
 //
 // Buckets: values below 64 µs have one bucket each; above, every power of two is split into
 // 32 equal buckets, so a reported percentile is within 1/32 (about 3 %) of the true value. The
@@ -13,7 +15,7 @@
 #include <bit>
 #include <cstdint>
 
-namespace bb::ce {
+namespace bb {
 
 class LatencyHistogram {
  public:
@@ -80,4 +82,4 @@ class LatencyHistogram {
   int64_t max_ = 0;
 };
 
-}  // namespace bb::ce
+}  // namespace bb

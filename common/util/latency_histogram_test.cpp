@@ -1,9 +1,9 @@
 // LatencyHistogram: exact below 64 µs, within its bucket width (1/32) above, never under.
-#include "customer_emulator/histogram.h"
+#include "common/util/latency_histogram.h"
 
 #include <gtest/gtest.h>
 
-namespace bb::ce {
+namespace bb {
 namespace {
 
 TEST(LatencyHistogram, IsExactForSmallValues) {
@@ -42,4 +42,4 @@ TEST(LatencyHistogram, MergesAndHandlesEmpty) {
 }
 
 }  // namespace
-}  // namespace bb::ce
+}  // namespace bb
