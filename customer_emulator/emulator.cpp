@@ -110,7 +110,10 @@ struct Request {
   int64_t ready_us = 0;      // monotonic: when the requester was ready to send
   int64_t sent_us = 0;       // monotonic: write start (response time origin)
   int64_t sent_wall_us = 0;  // wall clock at the same moment
+  wl::InputVariant inputs;   // a user's: its input's variant, for the row (empty for DM, TC)
 };
+static_assert(wl::InputVariant::kCapacity < sizeof(MixRow::inputs),
+              "a mix row holds every input variant whole");
 
 // An emulated user: about 1.1 KiB (the deck's 890 cards dominate).
 struct User {
@@ -648,6 +651,7 @@ void Emulator::Impl::Dispatch(uint32_t u, int64_t ready_us) {
   }
   r.seq = seq;
   r.type = type;
+  r.inputs = user.inputs.variant();
   r.outstanding = true;
   r.written = false;
   r.ready_us = ready_us;
@@ -778,6 +782,7 @@ void Emulator::Impl::EndRequest(uint32_t slot, pr::Outcome outcome, int32_t spec
   row.response_us = r.written ? std::max<int64_t>(0, end_us - r.sent_us) : 0;
   row.retries = retries;
   row.user = slot < users_.size() ? static_cast<int64_t>(slot) : -1;
+  row.SetInputs(r.inputs.view());
   log_->Append(row);
   r.outstanding = false;
   --outstanding_;

@@ -79,6 +79,7 @@ struct LogRow {
   uint32_t retries = 0;
   int64_t user = 0;
   int64_t wait_us = 0;
+  std::string inputs;
 };
 
 struct ParsedLog {
@@ -117,14 +118,15 @@ inline bool ToInt(const std::string& s, int64_t& out) {
   return used == s.size();
 }
 
-// Reads a mix log strictly by MIXLOG.md: the header, the column line, then rows of eight
-// fields (a known code, a known outcome, whole numbers) or markers (start_us and code only).
+// Reads a mix log strictly by MIXLOG.md (v2): the header, the column line, then rows of nine
+// fields (a known code, a known outcome, whole numbers, the inputs text) or markers (start_us
+// and code only).
 inline ParsedLog ReadMixLog(const std::string& path) {
   ParsedLog log;
   std::ifstream in(path);
   std::string line;
   if (!std::getline(in, line) || line != MixLog::kHeader) {
-    log.errors.push_back("line 1: '" + line + "' is not the v1 header");
+    log.errors.push_back("line 1: '" + line + "' is not the header");
     return log;
   }
   if (!std::getline(in, line) || line != MixLog::kColumns) {
@@ -139,13 +141,13 @@ inline ParsedLog ReadMixLog(const std::string& path) {
     ++n;
     auto f = SplitCsv(line);
     int64_t v[6] = {};
-    if (f.size() != 8) {
+    if (f.size() != 9) {
       log.errors.push_back(fmt::format("line {}: {} fields: {}", n, f.size(), line));
       continue;
     }
     if (f[1] == "START" || f[1] == "STOP") {
       bool empty = true;
-      for (int i = 2; i < 8; ++i) empty = empty && f[i].empty();
+      for (int i = 2; i < 9; ++i) empty = empty && f[i].empty();
       if (!ToInt(f[0], v[0]) || !empty) {
         log.errors.push_back(fmt::format("line {}: bad marker: {}", n, line));
       }
@@ -161,7 +163,7 @@ inline ParsedLog ReadMixLog(const std::string& path) {
       continue;
     }
     log.rows.push_back(LogRow{v[0], f[1], static_cast<int32_t>(v[1]), f[3], v[2],
-                              static_cast<uint32_t>(v[3]), v[4], v[5]});
+                              static_cast<uint32_t>(v[3]), v[4], v[5], f[8]});
   }
   return log;
 }

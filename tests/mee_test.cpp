@@ -197,7 +197,7 @@ MixCounts ParseMixLog(const std::string& text) {
     std::string field;
     while (std::getline(ls, field, ',')) f.push_back(field);
     if (line.back() == ',') f.push_back("");
-    if (f.size() != 8) {
+    if (f.size() != 9) {
       ++m.bad_lines;
       continue;
     }
@@ -206,6 +206,7 @@ MixCounts ParseMixLog(const std::string& text) {
     if (f[1] != "TR" && f[1] != "MF") ++m.bad_lines;
     if (std::stoll(f[0]) < 1'600'000'000'000'000 || std::stoll(f[4]) <= 0) ++m.bad_lines;
     if (f[3] != "ok") ++m.bad_lines;
+    if (!f[8].empty()) ++m.bad_lines;  // inputs: the customer emulator's only
     if (!f[7].empty() && std::stoll(f[7]) >= 0) ++m.rows_with_wait;
     m.users.insert(std::stoll(f[6]));
   }

@@ -57,11 +57,11 @@ void MixLog::WriteBatch(const std::vector<MixRow>& batch, std::string& text) {
   for (const MixRow& r : batch) {
     const bool marker = std::strlen(r.code) > 2;  // START, STOP; codes have two letters
     if (marker) {
-      fmt::format_to(std::back_inserter(text), "{},{},,,,,,\n", r.start_us, r.code);
+      fmt::format_to(std::back_inserter(text), "{},{},,,,,,,\n", r.start_us, r.code);
     } else {
-      fmt::format_to(std::back_inserter(text), "{},{},{},{},{},{},{},{}\n", r.start_us, r.code,
+      fmt::format_to(std::back_inserter(text), "{},{},{},{},{},{},{},{},{}\n", r.start_us, r.code,
                      r.spec_status, OutcomeName(r.outcome), r.response_us, r.retries, r.user,
-                     r.wait_us);
+                     r.wait_us, r.inputs);
     }
   }
   const bool failed =

@@ -21,6 +21,7 @@
 namespace bb {
 
 // One row. `code` is a transaction's two-letter code (BV ... TC) or a marker (START, STOP).
+// A plain value of fixed size: queuing one copies it and allocates nothing.
 struct MixRow {
   int64_t start_us = 0;     // wall clock (µs since the Unix epoch) when the request began
   char code[6] = {};        // "TO", "START", ...
@@ -30,18 +31,26 @@ struct MixRow {
   uint32_t retries = 0;     // serialization-failure/deadlock retries the server spent
   int64_t user = 0;         // emulated user (CE) or delivery connection (MEE)
   int64_t wait_us = 0;      // MEE: due-to-sent delay before delivery; CE: 0
+  // CE: the request's input variant (workload::InputVariant: space-separated tokens, never a
+  // comma); empty for the MEE's rows and for Data-Maintenance and Trade-Cleanup.
+  char inputs[40] = {};
 
-  void SetCode(std::string_view c) {
-    std::size_t n = c.size() < sizeof code - 1 ? c.size() : sizeof code - 1;
-    for (std::size_t i = 0; i < sizeof code; ++i) code[i] = i < n ? c[i] : '\0';
+  void SetCode(std::string_view c) { CopyTruncated(c, code); }
+  void SetInputs(std::string_view text) { CopyTruncated(text, inputs); }
+
+ private:
+  template <std::size_t N>
+  static void CopyTruncated(std::string_view from, char (&to)[N]) {
+    const std::size_t n = from.size() < N - 1 ? from.size() : N - 1;
+    for (std::size_t i = 0; i < N; ++i) to[i] = i < n ? from[i] : '\0';
   }
 };
 
 class MixLog {
  public:
-  static constexpr std::string_view kHeader = "# brokerbench mix log v1";
+  static constexpr std::string_view kHeader = "# brokerbench mix log v2";
   static constexpr std::string_view kColumns =
-      "start_us,code,spec_status,outcome,response_us,retries,user,wait_us";
+      "start_us,code,spec_status,outcome,response_us,retries,user,wait_us,inputs";
 
   // Creates (truncates) the file and writes the header; starts the writer thread.
   static Result<std::unique_ptr<MixLog>> Open(const std::string& path);

@@ -79,6 +79,7 @@ constexpr int kMarginPercent = 16;    // of buys: 8 % of all orders
 constexpr int kLifoPercent = 35;
 constexpr int kRollBackRange = 101;  // roll back when a draw in [1, 101] is 1
 constexpr std::array<int32_t, 4> kTradeQuantities = {100, 200, 400, 800};
+constexpr std::array<std::string_view, 4> kQuantityTokens = {"q100", "q200", "q400", "q800"};
 
 // Data-Maintenance.
 constexpr int kAddressOfCustomerPercent = 67;
@@ -86,11 +87,27 @@ constexpr int kVolumeIncrementMin = -2;
 constexpr int kVolumeIncrementMax = 3;
 constexpr int kVolumeIncrementForZero = -3;
 
+// The input-variant token of a Trade-Lookup or Trade-Update frame (1..4).
+std::string_view FrameToken(int32_t frame) {
+  constexpr std::array<std::string_view, 5> kTokens = {"", "f1", "f2", "f3", "f4"};
+  return frame >= 1 && frame <= 4 ? kTokens[static_cast<size_t>(frame)] : "";
+}
+
 int64_t AbortedOrdinalsUpTo(int64_t n) {
   return n >= kAbortedTradeResidue ? (n - kAbortedTradeResidue) / kAbortedTradeModulus + 1 : 0;
 }
 
 }  // namespace
+
+void InputVariant::Add(std::string_view token) {
+  const std::size_t separator = size_ > 0 ? 1 : 0;
+  // The tokens are this file's constants and the longest list fits (inputs_test checks it);
+  // were one not to fit, it is left out whole rather than cut.
+  if (token.empty() || size_ + separator + token.size() > kCapacity) return;
+  if (separator) text_[size_++] = ' ';
+  std::copy(token.begin(), token.end(), text_.begin() + static_cast<std::ptrdiff_t>(size_));
+  size_ += token.size();
+}
 
 RngSeed StreamSeed(RngSeed run_seed, uint64_t stream) {
   return Random::ForKey(run_seed, stream, kDrawsPerStream).state();
@@ -193,27 +210,34 @@ pb::BrokerVolumeInput InputGenerator::BrokerVolume() {
     in.broker_list.push_back(FullNameWithInitial(BrokerPersonId(BrokerId(*it))));
   }
   in.sector_name = Sectors()[static_cast<size_t>(rng_.IntRange(0, kSectorCount - 1))].name;
+  variant_.Clear();
   return in;
 }
 
 pb::CustomerPositionInput InputGenerator::CustomerPosition() {
   const int64_t c_id = customers_.Select(rng_);
   pb::CustomerPositionInput in;
+  variant_.Clear();
   if (rng_.Percent(kByTaxIdPercent)) {
     in.cust_id = 0;
     in.tax_id = TaxId(c_id);
+    variant_.Add("tax");
   } else {
     in.cust_id = c_id;
+    variant_.Add("cust");
   }
   in.get_history = rng_.Percent(kGetHistoryPercent);
+  if (in.get_history) variant_.Add("hist");
   in.acct_id_idx = rng_.IntRange(0, model_.AccountCount(c_id) - 1);
   return in;
 }
 
 pb::MarketWatchInput InputGenerator::MarketWatch() {
   pb::MarketWatchInput in;
+  variant_.Clear();
   const int mode = rng_.IntRange(1, 100);
   if (mode <= kWatchIndustryUpTo) {
+    variant_.Add("industry");
     in.industry_name = Industries()[static_cast<size_t>(rng_.IntRange(0, kIndustryCount - 1))].name;
     const int64_t companies = sizing_.Companies();
     if (companies <= kIndustryWindowCompanies) {
@@ -224,8 +248,10 @@ pb::MarketWatchInput InputGenerator::MarketWatch() {
       in.ending_co_id = in.starting_co_id + kIndustryWindowCompanies - 1;
     }
   } else if (mode <= kWatchListUpTo) {
+    variant_.Add("watch");
     in.cust_id = customers_.Select(rng_);
   } else {
+    variant_.Add("acct");
     in.acct_id = AccountOf(customers_.Select(rng_));
   }
   const int64_t week = rng_.NURand(0, kWeekMax, kWeekA, 0) + kFirstWeek;
@@ -240,6 +266,8 @@ pb::SecurityDetailInput InputGenerator::SecurityDetail() {
   pb::SecurityDetailInput in;
   in.symbol = Market(sizing_).Symbol(UniformSecurity());
   in.access_lob_flag = rng_.Percent(kAccessLobPercent);
+  variant_.Clear();
+  if (in.access_lob_flag) variant_.Add("lob");
   in.max_rows_to_return = rng_.IntRange(kDayRowsMin, kDayRowsMax);
   // Quirk 4: we follow the spec's prose, a trading day from 2000-01-03 up to max_rows trading
   // days before the last DAILY_MARKET row, so the frame always finds max_rows rows.
@@ -274,6 +302,8 @@ pb::TradeLookupInput InputGenerator::TradeLookup() {
     in.acct_id = AccountOf(customers_.Select(rng_));
     in.start_trade_dts = StartTradeMicros(kLookupFrame4BackOffMs);
   }
+  variant_.Clear();
+  variant_.Add(FrameToken(in.frame));
   return in;
 }
 
@@ -290,21 +320,22 @@ pb::TradeOrderInput InputGenerator::TradeOrder() {
   // the only one if one, the second if two. Either way a person the account permits (F2).
   int64_t executor = c_id;
   const AccountExecutors extra = model_.ExtraExecutors(in.acct_id);
-  if (extra.count > 0 && !rng_.Percent(kExecIsOwnerPercent)) {
-    executor = extra.persons[static_cast<size_t>(extra.count - 1)];
-  }
+  const bool third_party = extra.count > 0 && !rng_.Percent(kExecIsOwnerPercent);
+  if (third_party) executor = extra.persons[static_cast<size_t>(extra.count - 1)];
   in.exec_f_name = FirstName(executor);
   in.exec_l_name = LastName(executor);
   in.exec_tax_id = TaxId(executor);
 
-  if (rng_.Percent(kByCompanyNamePercent)) {
+  const bool by_name = rng_.Percent(kByCompanyNamePercent);
+  if (by_name) {
     in.co_name = market.CompanyName(market.SecurityCompany(security));
     in.issue = IssueName(market.SecurityIssue(security));
   } else {
     in.symbol = market.Symbol(security);
   }
 
-  in.trade_qty = kTradeQuantities[static_cast<size_t>(rng_.IntRange(0, 3))];
+  const auto quantity = static_cast<size_t>(rng_.IntRange(0, 3));
+  in.trade_qty = kTradeQuantities[quantity];
   // Drawn for every order as EGen does; Trade-Order F3 replaces it with the market price for
   // market orders.
   in.requested_price = rng_.Int64Range(kPriceLowCents, kPriceHighCents);
@@ -322,12 +353,21 @@ pb::TradeOrderInput InputGenerator::TradeOrder() {
   in.roll_it_back = rng_.IntRange(1, kRollBackRange) <= 1;
   in.st_pending_id = kPending;
   in.st_submitted_id = kSubmitted;
+  variant_.Clear();
+  variant_.Add(in.trade_type_id);
+  variant_.Add(kQuantityTokens[quantity]);
+  if (by_name) variant_.Add("name");
+  if (third_party) variant_.Add("tp");
+  if (in.type_is_margin) variant_.Add("margin");
+  if (in.is_lifo) variant_.Add("lifo");
+  if (in.roll_it_back) variant_.Add("rb");
   return in;
 }
 
 pb::TradeStatusInput InputGenerator::TradeStatus() {
   pb::TradeStatusInput in;
   in.acct_id = AccountOf(customers_.Select(rng_));
+  variant_.Clear();
   return in;
 }
 
@@ -351,6 +391,8 @@ pb::TradeUpdateInput InputGenerator::TradeUpdate() {
     in.end_trade_dts = end_of_initial_trades_;
     in.max_acct_id = max_acct_id_;
   }
+  variant_.Clear();
+  variant_.Add(FrameToken(in.frame));
   return in;
 }
 

@@ -24,6 +24,7 @@
 
 #include <array>
 #include <cstdint>
+#include <string_view>
 #include <vector>
 
 #include "common/protocol/transactions.h"
@@ -52,6 +53,31 @@ RngSeed TimeOfDaySeed(int64_t unix_tenths, uint32_t instance);
 // TradesPerLoadUnit() not a multiple of 100).
 bool IsLoadedTradeOrdinal(const Sizing& sizing, int64_t ordinal);
 
+// The choices of one generated input that clause 6.4.1 gives required shares (ref §5.3), as
+// the mix log's `inputs` column writes them (postprocess/MIXLOG.md, v2): tokens separated by
+// single spaces, a choice among several always (Trade-Order's trade type and quantity, CP's
+// customer key, MW's mode, TL's and TU's frame), a flag only when it is set:
+//   CP  cust | tax, [hist]                     MW  industry | watch | acct
+//   SD  [lob]                                  TL  f1 | f2 | f3 | f4     TU  f1 | f2 | f3
+//   TO  TMB | TMS | TLB | TLS | TSL, q100 | q200 | q400 | q800, [name] [tp] [margin] [lifo] [rb]
+//   BV, TS  (nothing: no share of their inputs is required)
+// e.g. "TLB q200 name lifo". The longest, "TMB q800 name tp margin lifo rb", fits kCapacity.
+// A fixed-size value: recording one allocates nothing.
+class InputVariant {
+ public:
+  static constexpr std::size_t kCapacity = 39;
+
+  std::string_view view() const { return {text_.data(), size_}; }
+
+ private:
+  friend class InputGenerator;
+  void Clear() { size_ = 0; }
+  void Add(std::string_view token);
+
+  std::array<char, kCapacity> text_{};
+  std::size_t size_ = 0;
+};
+
 class InputGenerator {
  public:
   // Draws customers from the whole configured range.
@@ -77,6 +103,8 @@ class InputGenerator {
   protocol::TradeOrderInput TradeOrder();
   protocol::TradeStatusInput TradeStatus();
   protocol::TradeUpdateInput TradeUpdate();
+  // The variant of the input the last of the eight calls above returned.
+  const InputVariant& variant() const { return variant_; }
 
   // --- timer-driven ---
   // The caller owns the rotation of tables (§4.11); this fills the inputs that table needs.
@@ -99,6 +127,7 @@ class InputGenerator {
   int64_t initial_trade_ms_;       // ITD business days of work time in ms
   int64_t end_of_initial_trades_;  // µs, EndOfInitialTradesForInputs
   int64_t max_acct_id_;            // TL/TU frame 3's max_acct_id
+  InputVariant variant_;           // of the last mix input
 };
 
 }  // namespace bb::workload

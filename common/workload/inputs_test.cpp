@@ -632,6 +632,73 @@ TEST(InputGenerator, TradeCleanup) {
   EXPECT_EQ(in.start_trade_id, 17'452'800 * 5 + 1 + kTradeIdShift);
 }
 
+// The variant an input must report, rebuilt from the input itself (InputVariant's vocabulary).
+std::string ExpectedVariant(const pb::CustomerPositionInput& in) {
+  return std::string(in.cust_id == 0 ? "tax" : "cust") + (in.get_history ? " hist" : "");
+}
+std::string ExpectedVariant(const pb::MarketWatchInput& in) {
+  return !in.industry_name.empty() ? "industry" : in.cust_id != 0 ? "watch" : "acct";
+}
+std::string ExpectedVariant(const pb::SecurityDetailInput& in) {
+  return in.access_lob_flag ? "lob" : "";
+}
+std::string ExpectedVariant(const pb::TradeLookupInput& in) {
+  return "f" + std::to_string(in.frame);
+}
+std::string ExpectedVariant(const pb::TradeUpdateInput& in) {
+  return "f" + std::to_string(in.frame);
+}
+std::string ExpectedVariant(const pb::TradeOrderInput& in) {
+  std::string v = in.trade_type_id + " q" + std::to_string(in.trade_qty);
+  if (!in.co_name.empty()) v += " name";
+  if (in.exec_tax_id != TaxId(AccountOwner(in.acct_id))) v += " tp";
+  if (in.type_is_margin) v += " margin";
+  if (in.is_lifo) v += " lifo";
+  if (in.roll_it_back) v += " rb";
+  return v;
+}
+
+TEST(InputGenerator, VariantNamesTheChoicesOfTheLastInput) {
+  InputGenerator gen(kSizing, 13);
+  constexpr int64_t kDraws = 1'000'000;
+  size_t longest = 0;
+  std::map<std::string, int64_t> count;
+  for (int64_t i = 0; i < kDraws; ++i) {
+    const pb::TradeOrderInput to = gen.TradeOrder();
+    const std::string_view v = gen.variant().view();
+    ASSERT_EQ(v, ExpectedVariant(to));
+    longest = std::max(longest, v.size());
+    if (i % 10 != 0) continue;  // the other types are cheaper to check on fewer draws
+    ++count[std::string(v.substr(0, 3))];
+    const auto cp = gen.CustomerPosition();
+    ASSERT_EQ(gen.variant().view(), ExpectedVariant(cp));
+    ++count["CP " + std::string(gen.variant().view())];
+    const auto mw = gen.MarketWatch();
+    ASSERT_EQ(gen.variant().view(), ExpectedVariant(mw));
+    ++count["MW " + std::string(gen.variant().view())];
+    const auto sd = gen.SecurityDetail();
+    ASSERT_EQ(gen.variant().view(), ExpectedVariant(sd));
+    const auto tl = gen.TradeLookup();
+    ASSERT_EQ(gen.variant().view(), ExpectedVariant(tl));
+    ++count["TL " + std::string(gen.variant().view())];
+    const auto tu = gen.TradeUpdate();
+    ASSERT_EQ(gen.variant().view(), ExpectedVariant(tu));
+    ++count["TU " + std::string(gen.variant().view())];
+    // Types without a counted choice report none, whatever came before.
+    gen.BrokerVolume();
+    ASSERT_EQ(gen.variant().view(), "");
+    gen.TradeOrder();
+    gen.TradeStatus();
+    ASSERT_EQ(gen.variant().view(), "");
+  }
+  // Every choice occurs, and the longest Trade-Order variant (all five flags) fits whole.
+  EXPECT_EQ(longest, std::string_view("TMB q800 name tp margin lifo rb").size());
+  for (const char* v : {"TMB", "TMS", "TLB", "TLS", "TSL", "CP cust", "CP tax hist", "MW industry",
+                        "MW watch", "MW acct", "TL f1", "TL f4", "TU f1", "TU f3"}) {
+    EXPECT_GT(count[v], 0) << v;
+  }
+}
+
 // ---------------------------------------------------------------------------------------------
 // Partitions, determinism, the wire, allocations.
 

@@ -5,8 +5,9 @@ use warnings;
 use FindBin;
 use lib "$FindBin::RealBin/../lib", "$FindBin::RealBin/lib";
 use Test::More;
-use BBTest qw(row marker write_log write_file tmpdir valid_run analyze_dir T0);
-use BrokerBench::MixLog qw(new_store read_mix_log B_START B_RESP B_OUTCOME B_RETRIES);
+use BBTest qw(row marker write_log write_log_v2 write_file tmpdir valid_run analyze_dir T0);
+use BrokerBench::MixLog qw(new_store read_mix_log B_START B_RESP B_OUTCOME B_RETRIES B_INPUTS
+                           B_VARIANTS);
 
 sub read_one {
   my ($path, $role) = @_;
@@ -92,12 +93,19 @@ subtest 'signed and unsigned fields' => sub {
 };
 
 subtest 'unknown version and wrong headers refuse the file' => sub {
-  write_file("$dir/v2.csv", "# brokerbench mix log v2\nstart_us,code\n" . row(T0, 'TS', 'ok', 1) . "\n");
-  my ($sum, $store, $p) = read_one("$dir/v2.csv", 'ce');
-  is($sum->{rows}, 0, 'no row read from a v2 file');
-  like($sum->{refused}, qr/unknown version v2/, 'refused for its version');
+  write_file("$dir/v3.csv", "# brokerbench mix log v3\nstart_us,code\n" . row(T0, 'TS', 'ok', 1) . "\n");
+  my ($sum, $store, $p) = read_one("$dir/v3.csv", 'ce');
+  is($sum->{rows}, 0, 'no row read from a v3 file');
+  like($sum->{refused}, qr/unknown version v3/, 'refused for its version');
   is($p->[0]{line}, 1, 'reported on line 1');
-  like($p->[0]{reason}, qr/unknown mix log version 'v2'.*file skipped/, 'the reason names the version');
+  like($p->[0]{reason}, qr/unknown mix log version 'v3' \(this reader knows v1 and v2\); file skipped/,
+       'the reason names the version and the known ones');
+
+  write_file("$dir/v2cols.csv", "# brokerbench mix log v2\n"
+             . "start_us,code,spec_status,outcome,response_us,retries,user,wait_us\n");
+  ($sum, $store, $p) = read_one("$dir/v2cols.csv", 'ce');
+  like($p->[0]{reason}, qr/unexpected column line \(v2 has '.*,wait_us,inputs'\)/,
+       'a v2 header with the v1 column line is refused, naming the v2 columns');
 
   write_file("$dir/junk.csv", "hello\n");
   ($sum, $store, $p) = read_one("$dir/junk.csv", 'ce');
@@ -110,6 +118,69 @@ subtest 'unknown version and wrong headers refuse the file' => sub {
   write_file("$dir/empty.csv", '');
   ($sum, $store, $p) = read_one("$dir/empty.csv", 'ce');
   like($p->[0]{reason}, qr/empty file/, 'an empty file');
+};
+
+subtest 'v2: the inputs column is read, checked and interned per code' => sub {
+  my $path = "$dir/v2.csv";
+  write_log_v2($path,
+    marker(T0, 'START', 2),
+    row(T0 + 1, 'TO', 'ok', 100, inputs => 'TLB q200 name lifo'),      # 4 good
+    row(T0 + 2, 'TO', 'rollback', 100, inputs => 'TMB q800 name tp margin lifo rb'),  # 5 good
+    row(T0 + 3, 'TO', 'ok', 100, inputs => 'TLB q200 name lifo'),      # 6 good, same text
+    row(T0 + 4, 'CP', 'ok', 100, inputs => 'tax hist'),                # 7 good
+    row(T0 + 5, 'SD', 'ok', 100, inputs => ''),                        # 8 good: no flag set
+    row(T0 + 6, 'BV', 'ok', 100, inputs => ''),                        # 9 good
+    row(T0 + 7, 'DM', 'ok', 100, user => -1, inputs => ''),            # 10 good
+    row(T0 + 8, 'TO', 'ok', 100, inputs => 'TLB q200 cheap'),          # 11 unknown token
+    row(T0 + 9, 'TO', 'ok', 100, inputs => 'TLB name'),                # 12 no quantity
+    row(T0 + 10, 'TO', 'ok', 100, inputs => 'TLB TMB q100'),           # 13 two trade types
+    row(T0 + 11, 'MW', 'ok', 100, inputs => ''),                       # 14 no mode
+    row(T0 + 12, 'TS', 'ok', 100, inputs => 'lob'),                    # 15 TS carries none
+    row(T0 + 13, 'CP', 'ok', 100, inputs => 'tax  hist'),              # 16 double space
+    row(T0 + 14, 'CP', 'ok', 100, inputs => 'tax hist hist'),          # 17 twice
+    row(T0 + 15, 'CP', 'ok', 100, inputs => 'tax;hist'),               # 18 bad character
+    row(T0 + 16, 'TO', 'ok', 100, inputs => 'TLB q200 ' . ('x' x 40)), # 19 too long
+    row(T0 + 17, 'TS', 'ok', 100),                                     # 20 eight columns
+    row(T0 + 18, 'SD', 'ok', 100, inputs => 'lob') . "\r",             # 21 good (CRLF)
+    marker(T0 + 20, 'STOP', 2));
+  my ($sum, $store, $p) = read_one($path, 'ce');
+  is($sum->{version}, 'v2', 'read as v2');
+  is($sum->{rows}, 8, 'eight good rows');
+  is_deeply($sum->{starts}, [T0], 'the v2 START marker (seven empty fields)');
+  is_deeply($sum->{stops}, [T0 + 20], 'the v2 STOP marker');
+  my %by_line = map { $_->{line} => $_->{reason} } @$p;
+  is(scalar @$p, 10, 'ten problems (lines 11-20)') or diag explain \%by_line;
+  like($by_line{11}, qr/inputs: unknown token 'cheap' for TO/, 'an unknown token is named');
+  like($by_line{12}, qr/inputs of TO: none of q100, q200, q400, q800 in 'TLB name'/, 'a missing choice');
+  like($by_line{13}, qr/inputs of TO: more than one of TMB, TMS, TLB, TLS, TSL/, 'two of one choice');
+  like($by_line{14}, qr/inputs of MW: none of industry, watch, acct \(empty\)/, 'an empty MW variant');
+  like($by_line{15}, qr/inputs: TS rows carry none, but this one has 'lob'/, 'inputs on a TS row');
+  like($by_line{16}, qr/empty token/, 'a double space');
+  like($by_line{17}, qr/token 'hist' twice/, 'a token twice');
+  like($by_line{18}, qr/inputs is not tokens of letters and digits separated by spaces: 'tax;hist'/,
+       'a bad character');
+  like($by_line{19}, qr/inputs is longer than 39 characters/, 'too long');
+  like($by_line{20}, qr/wrong column count: 8, expected 9/, 'a v1 row in a v2 file');
+  my $to = $store->{TO};
+  is(scalar @{ $to->[B_START] }, 3, 'three Trade-Orders stored');
+  is_deeply([map { $to->[B_VARIANTS][$_] } unpack('N*', $to->[B_INPUTS])],
+            ['TLB q200 name lifo', 'TMB q800 name tp margin lifo rb', 'TLB q200 name lifo'],
+            'each row points at its inputs text');
+  is(scalar @{ $to->[B_VARIANTS] }, 3, 'a text seen twice is kept once (plus the v1 slot)');
+  is_deeply([map { $store->{SD}[B_VARIANTS][$_] } unpack('N*', $store->{SD}[B_INPUTS])],
+            ['', 'lob'], 'SD: no flag, then access_lob from a CRLF line');
+  is(scalar @{ $store->{TS}[B_START] }, 0, 'no Trade-Status row from the bad lines');
+};
+
+subtest 'v1 rows are read as before, with no inputs' => sub {
+  my $path = "$dir/v1.csv";
+  write_log($path, row(T0, 'TO', 'ok', 100), row(T0 + 1, 'TR', 'ok', 100, wait => 7));
+  my ($sum, $store, $p) = read_one($path, 'ce');
+  is($sum->{version}, 'v1', 'read as v1');
+  is(scalar @$p, 1, 'the TR row is the only problem');
+  is($sum->{rows}, 1, 'the Trade-Order read');
+  is_deeply([unpack('N*', $store->{TO}[B_INPUTS])], [0], 'its inputs: not logged (index 0)');
+  ok(!defined $store->{TO}[B_VARIANTS][0], 'index 0 is undef');
 };
 
 subtest 'problems reach the verdict and the other files are still used' => sub {

@@ -15,7 +15,7 @@ use List::Util qw(max min sum0);
 use POSIX qw(floor ceil strftime);
 use BrokerBench::Spec qw(
   @MIX_CODES @ALL_CODES %NAME %MIX_RANGE %RT_LIMIT @OUTCOMES @ERROR_OUTCOMES
-  $DM_GAP_MIN_S $DM_GAP_MAX_S $DM_MAX_S $TO_ROLLBACK_P @TO_ROLLBACK_RANGE
+  $DM_GAP_MIN_S $DM_GAP_MAX_S $DM_MAX_S $TO_ROLLBACK_P @TO_ROLLBACK_RANGE @INPUT_VARIANTS
   $MI_MIN_S $MIN_CUSTOMERS $SCALE_FACTOR $INITIAL_TRADE_DAYS $TRTPS_LOW $TRTPS_HIGH
   $STEADY_LONG_WINDOW_S $STEADY_LONG_SLIDE_S $STEADY_LONG_TOL
   $STEADY_SHORT_WINDOW_S $STEADY_SHORT_SLIDE_S $STEADY_SHORT_TOL $STEADY_MIN_WINDOW_S
@@ -23,7 +23,8 @@ use BrokerBench::Spec qw(
 use BrokerBench::Stats qw(nearest_rank mean summary normal_upper_quantile t_upper_quantile
                            PERCENTILE_METHOD);
 use BrokerBench::Csv qw(parse_csv read_csv read_run_conf);
-use BrokerBench::MixLog qw(new_store read_mix_log B_START B_RESP B_OUTCOME B_RETRIES B_WAIT);
+use BrokerBench::MixLog qw(new_store read_mix_log B_START B_RESP B_OUTCOME B_RETRIES B_WAIT
+                           B_INPUTS B_VARIANTS);
 use BrokerBench::Cpu qw(cpu_stats);
 use BrokerBench::BhStats qw(bh_stats);
 
@@ -110,6 +111,7 @@ sub analyze {
   rollback_check($r);
   error_checks($r);
   mix_and_response_checks($r);
+  input_variants($r, $store);
   compliance($r);
   database($r);
   database_trade_count($r);
@@ -950,6 +952,89 @@ sub mix_and_response_checks {
       add_reason($r, 'response time', '6.5.1',
                  sprintf('%s: %s over the %d s limit', $NAME{$code}, join(' and ', @bad), $lim));
     }
+  }
+}
+
+# --- input variants (clause 6.4.1; ref §5.3) -----------------------------------------------
+
+# The share of each input variant among its type's valid transactions in the MI (the rows the
+# mix counts) whose row logged its inputs (mix log v2; v1 rows have none and are left out).
+# As for the mix, an MI shorter than the spec's 2 hours widens each range to its target +-
+# max(the spec's half-width, 3 binomial standard deviations of the share at the type's count),
+# and says so; a 2-hour MI is judged by the ranges as written.
+sub input_variants {
+  my ($r, $store) = @_;
+  my $iv = { variants => [], scaled => 0 };
+  $r->{input_variants} = $iv;
+  unless (mi_ok($r)) {
+    $iv->{skipped} = 'no measurement interval';
+    return;
+  }
+  my ($t0, $t1) = ($r->{mi}{start_us}, $r->{mi}{end_us});
+  my (@codes, %count);
+  for my $code (map { $_->[0] } @INPUT_VARIANTS) {
+    next if $count{$code};
+    push @codes, $code;
+    my $bk = $store->{$code};
+    my ($S, $R, $O) = @$bk[B_START, B_RESP, B_OUTCOME];
+    my @vi = unpack('N*', $bk->[B_INPUTS]);
+    my @per = (0) x @{ $bk->[B_VARIANTS] };    # valid rows in the MI per distinct inputs
+    for my $i (0 .. $#$S) {
+      my $s = $S->[$i];
+      $per[ $vi[$i] ]++
+        if $s >= $t0 && $s + $R->[$i] <= $t1 && substr($O, $i, 1) <= $LAST_VALID;
+    }
+    my %tokens;
+    for my $k (1 .. $#per) {
+      $tokens{$_} += $per[$k] for split / /, $bk->[B_VARIANTS][$k];
+    }
+    $count{$code} = { logged => sum0(@per[1 .. $#per]), unlogged => $per[0],
+                      tokens => \%tokens };
+  }
+  my @unlogged = map { "$_ $count{$_}{unlogged}" } grep { $count{$_}{unlogged} } @codes;
+  unless (grep { $count{$_}{logged} } @codes) {
+    $iv->{skipped} = @unlogged
+      ? 'the mix logs do not log the inputs (mix log v1)'
+      : 'no valid transaction of these types in the MI';
+    add_note($r, 'input variants', "not judged: $iv->{skipped}");
+    return;
+  }
+  add_note($r, 'input variants',
+           'rows of mix logs v1 carry no inputs and are left out of the input variants: '
+           . join(', ', @unlogged)) if @unlogged;
+  my $scaled = $r->{mi}{seconds} < $MI_MIN_S;
+  $iv->{scaled} = $scaled ? 1 : 0;
+  $iv->{rule} = $scaled
+    ? sprintf('scaled for a short run: the MI (%s) is shorter than the 2 hours of clause 6.6.1, '
+              . 'so each range is widened to its target +- max(the spec\'s half-width, 3 '
+              . 'binomial standard deviations of the share at its type\'s count)',
+              fmt_s($r->{mi}{seconds}))
+    : 'the ranges of clause 6.4.1 as written';
+  add_note($r, 'input variants', $iv->{rule}) if $scaled;
+  for my $v (@INPUT_VARIANTS) {
+    my ($code, $token, $label, $lo, $hi) = @$v;
+    my $n = $count{$code}{logged};
+    my $k = $count{$code}{tokens}{$token} // 0;
+    my $e = { code => $code, name => $NAME{$code}, token => $token, variant => $label,
+              count => $k, of => $n, range => [$lo, $hi] };
+    push @{ $iv->{variants} }, $e;
+    unless ($n) {
+      $e->{ok} = undef;
+      next;
+    }
+    if ($scaled) {
+      my $p = ($lo + $hi) / 200;
+      my $w = max(($hi - $lo) / 2, 300 * sqrt($p * (1 - $p) / $n));
+      ($lo, $hi) = (max(0, 100 * $p - $w), min(100, 100 * $p + $w));
+    }
+    $e->{range_applied} = [ sprintf('%.3f', $lo) + 0, sprintf('%.3f', $hi) + 0 ];
+    $e->{pct} = sprintf('%.4f', 100 * $k / $n) + 0;
+    $e->{ok} = $e->{pct} >= $lo && $e->{pct} <= $hi ? 1 : 0;
+    next if $e->{ok};
+    add_reason($r, 'input variants', '6.4.1',
+               sprintf('%s %s is %.3f %% of its valid transactions in the MI (%d of %d), '
+                       . 'outside the %s %.3f-%.3f %%', $NAME{$code}, $label, $e->{pct}, $k, $n,
+                       $scaled ? 'range (scaled for a short run)' : 'required', $lo, $hi));
   }
 }
 

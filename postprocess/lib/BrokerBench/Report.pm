@@ -59,6 +59,7 @@ sub build_sections {
     { t => 'p', text => $r->{statement} },
   ] };
   push @s, transactions_section($r);
+  push @s, input_variants_section($r);
   push @s, errors_section($r);
   push @s, throughput_section($r);
   push @s, interval_section($r);
@@ -126,6 +127,33 @@ sub transactions_text {
   my ($table) = grep { $_->{t} eq 'table' } @{ $s->{blocks} };
   return "$s->{title} (* = outside its mix range or over its response-time limit):\n"
          . text_table($table);
+}
+
+sub input_variants_section {
+  my ($r) = @_;
+  my $iv = $r->{input_variants};
+  my $title = 'Input variants: measured vs required';
+  if ($iv->{skipped}) {
+    return { id => 'input-variants', title => $title,
+             blocks => [{ t => 'p', text => "Not judged: $iv->{skipped}." }] };
+  }
+  my $range = sub { sprintf('%.3f-%.3f', @{ $_[0] }) };
+  my @rows = map {
+    [$_->{name}, $_->{variant}, $_->{token}, $_->{count}, $_->{of}, f3($_->{pct}),
+     $range->($_->{range}), $_->{range_applied} ? $range->($_->{range_applied}) : '-',
+     !defined $_->{ok} ? 'not judged' : $_->{ok} ? 'pass' : 'FAIL']
+  } @{ $iv->{variants} };
+  return { id => 'input-variants', title => $title, blocks => [
+    { t => 'table', head => ['Transaction', 'Variant', 'Token', 'Count', 'Of', 'Measured %',
+                             'Required %', 'Applied %', 'Result'],
+      align => [qw(l l l r r r r r l)], rows => \@rows },
+    { t => 'p', text => 'Each variant of the inputs the customer emulator sent (the inputs '
+                        . 'column of the mix log, MIXLOG.md) as a share of its type\'s valid '
+                        . 'transactions in the MI, the rows the mix counts (Of); Required = '
+                        . 'the range of clause 6.4.1; Applied = the range judged: '
+                        . "$iv->{rule}. Trade-Order's roll_it_back is judged by its roll-backs "
+                        . '(see the verdict).' },
+  ] };
 }
 
 sub errors_section {
@@ -251,6 +279,12 @@ sub checks_rows {
          $mi_ok ? undef : 'no MI');
   $row->('errors', '3.2.1.8', 'no error rows in the MI');
   $row->('invalid transactions', '3.2.1.8', 'no invalid (negative status) rows in the MI');
+  my $iv = $r->{input_variants};
+  my @judged = grep { defined $_->{ok} } @{ $iv->{variants} };
+  $row->('input variants', '6.4.1',
+         sprintf('%d variants inside their %s', scalar @judged,
+                 $iv->{scaled} ? 'ranges (scaled for a short run)' : 'required ranges'),
+         $iv->{skipped});
   my $rb = $r->{rollbacks};
   $row->('Trade-Order roll-backs', '6.4.1',
          sprintf('%.3f %% of %d, inside %s%.3f-%.3f %%', $rb->{pct} // 0, $rb->{trade_orders},

@@ -9,6 +9,7 @@ our @EXPORT_OK = qw(
   @MIX_CODES @ALL_CODES @CE_CODES @MEE_CODES %NAME %MIX_RANGE %RT_LIMIT
   @OUTCOMES %OUTCOME_INDEX @VALID_OUTCOMES @ERROR_OUTCOMES %IS_VALID %IS_ERROR
   $DM_GAP_MIN_S $DM_GAP_MAX_S $DM_MAX_S $TO_ROLLBACK_P @TO_ROLLBACK_RANGE
+  @INPUT_VARIANTS %INPUT_CHOICES %INPUT_TOKENS
   $MI_MIN_S $MIN_CUSTOMERS $SCALE_FACTOR $INITIAL_TRADE_DAYS
   $TRTPS_LOW $TRTPS_HIGH
   $STEADY_LONG_WINDOW_S $STEADY_LONG_SLIDE_S $STEADY_LONG_TOL
@@ -68,6 +69,54 @@ our $DM_MAX_S     = 55;
 # Trade-Orders in the MI must lie in this range, in percent, inclusive (clause 6.4.1).
 our $TO_ROLLBACK_P = 1 / 101;
 our @TO_ROLLBACK_RANGE = (0.94, 1.04);
+
+# Input variants with a required share of their type's transactions, in percent, inclusive
+# (clause 6.4.1, ref §5.3): [code, token in the mix log's inputs column (MIXLOG.md), what it
+# stands for, low, high]. The target is the middle of the range. Trade-Order's roll_it_back
+# (token rb) is judged apart, from the outcome ($TO_ROLLBACK_P).
+our @INPUT_VARIANTS = (
+  [CP => 'tax',      'by_tax_id',                     48,   52],
+  [CP => 'hist',     'get_history',                   48,   52],
+  [MW => 'industry', 'by industry',                   4.5,  5.5],
+  [MW => 'watch',    'by watch list',                 57,   63],
+  [MW => 'acct',     'by account',                    33,   37],
+  [SD => 'lob',      'access_lob',                    0.9,  1.1],
+  [TL => 'f1',       'frame 1',                       28.5, 31.5],
+  [TL => 'f2',       'frame 2',                       28.5, 31.5],
+  [TL => 'f3',       'frame 3',                       28.5, 31.5],
+  [TL => 'f4',       'frame 4',                       9.5,  10.5],
+  [TO => 'tp',       'third-party executor',          9.5,  10.5],
+  [TO => 'name',     'security by company name',      38,   42],
+  [TO => 'margin',   'type_is_margin',                7.5,  8.5],
+  [TO => 'lifo',     'is_lifo',                       33,   37],
+  [TO => 'TMB',      'market buy (TMB)',              29.7, 30.3],
+  [TO => 'TMS',      'market sell (TMS)',             29.7, 30.3],
+  [TO => 'TLB',      'limit buy (TLB)',               19.8, 20.2],
+  [TO => 'TLS',      'limit sell (TLS)',              9.9,  10.1],
+  [TO => 'TSL',      'stop-loss (TSL)',               9.9,  10.1],
+  [TO => 'q100',     'trade_qty 100',                 24,   26],
+  [TO => 'q200',     'trade_qty 200',                 24,   26],
+  [TO => 'q400',     'trade_qty 400',                 24,   26],
+  [TO => 'q800',     'trade_qty 800',                 24,   26],
+  [TU => 'f1',       'frame 1',                       31,   35],
+  [TU => 'f2',       'frame 2',                       31,   35],
+  [TU => 'f3',       'frame 3',                       32,   36],
+);
+# The choices of which a row carries exactly one token each (MIXLOG.md).
+our %INPUT_CHOICES = (
+  CP => [[qw(cust tax)]],
+  MW => [[qw(industry watch acct)]],
+  TL => [[qw(f1 f2 f3 f4)]],
+  TO => [[qw(TMB TMS TLB TLS TSL)], [qw(q100 q200 q400 q800)]],
+  TU => [[qw(f1 f2 f3)]],
+);
+# Every token a row of each code may carry; codes not named carry none.
+our %INPUT_TOKENS;
+$INPUT_TOKENS{ $_->[0] }{ $_->[1] } = 1 for @INPUT_VARIANTS;
+for my $code (keys %INPUT_CHOICES) {
+  $INPUT_TOKENS{$code}{$_} = 1 for map { @$_ } @{ $INPUT_CHOICES{$code} };
+}
+$INPUT_TOKENS{TO}{rb} = 1;
 
 # Run structure and sizing (clauses 6.6.1, 2.6.1.2, 2.6.1.4, 2.6.1.5; ref §2.1, §5.8).
 our $MI_MIN_S           = 7200;

@@ -9,8 +9,8 @@ use File::Temp qw(tempdir);
 use FindBin ();
 use JSON::PP ();
 
-our @EXPORT_OK = qw(row marker write_log write_file write_conf valid_run tmpdir run_report
-                    read_json analyze_dir slurp T0 DECK);
+our @EXPORT_OK = qw(row marker write_log write_log_v2 write_file write_conf valid_run tmpdir
+                    run_report read_json analyze_dir slurp T0 DECK GOLDEN_INPUTS);
 
 # A fixed wall-clock origin: 2025-11-21 12:00:00 UTC, in microseconds.
 use constant T0 => 1763726400_000000;
@@ -23,15 +23,54 @@ my $ROOT = "$FindBin::RealBin/..";
 
 sub tmpdir { return tempdir('bb-report-test-XXXXXX', TMPDIR => 1, CLEANUP => 1) }
 
-# row($start_us, $code, $outcome, $response_us, %more) -> a mix log line (no newline).
+# The input variants of DECK's transactions in a golden v2 log (MIXLOG.md), per code: its
+# dimensions, each a list of [token, rows]; rows beyond a dimension's total carry none of its
+# tokens. Shares are the clause 6.4.1 targets as nearly as the counts allow (SD: 1 of 140 is
+# 0.714 %, inside only a range scaled for a short run).
+use constant GOLDEN_INPUTS => {
+  CP => [[[cust => 65], [tax => 65]], [[hist => 65]]],
+  MW => [[[industry => 9], [watch => 108], [acct => 63]]],
+  SD => [[[lob => 1]]],
+  TL => [[[f1 => 24], [f2 => 24], [f3 => 24], [f4 => 8]]],
+  TO => [[[TMB => 30], [TMS => 30], [TLB => 20], [TLS => 10], [TSL => 11]],
+         [[q100 => 25], [q200 => 25], [q400 => 25], [q800 => 26]],
+         [[name => 40]], [[tp => 10]], [[margin => 8]], [[lifo => 35]]],
+  TU => [[[f1 => 7], [f2 => 7], [f3 => 6]]],
+};
+
+# golden_inputs(\%dimensions_by_code, $code, $i, $n) -> the inputs text of the $i-th of $n rows
+# of $code: each dimension assigns its tokens to consecutive rows, from a different offset.
+sub golden_inputs {
+  my ($dims, $code, $i, $n) = @_;
+  my @tokens;
+  my $d = 0;
+  for my $dim (@{ $dims->{$code} // [] }) {
+    my $p = ($i + 17 * $d++) % $n;
+    for my $tc (@$dim) {
+      if ($p < $tc->[1]) {
+        push @tokens, $tc->[0];
+        last;
+      }
+      $p -= $tc->[1];
+    }
+  }
+  return join(' ', @tokens);
+}
+
+# row($start_us, $code, $outcome, $response_us, %more) -> a mix log line (no newline); with
+# `inputs` (even ''), a v2 line.
 sub row {
   my ($t, $code, $outcome, $resp, %o) = @_;
   my $status = $o{status} // ($outcome eq 'invalid' ? -911 : $outcome eq 'warning' ? 621 : 0);
   return join(',', $t, $code, $status, $outcome, $resp, $o{retries} // 0, $o{user} // 1,
-              $o{wait} // 0);
+              $o{wait} // 0, exists $o{inputs} ? $o{inputs} : ());
 }
 
-sub marker { my ($t, $what) = @_; return "$t,$what,,,,,," }
+# marker($start_us, 'START' or 'STOP', $version (1 by default)).
+sub marker {
+  my ($t, $what, $version) = @_;
+  return "$t,$what" . (',' x (($version // 1) >= 2 ? 7 : 6));
+}
 
 sub write_file {
   my ($path, $text) = @_;
@@ -50,6 +89,13 @@ sub write_log {
                          map { "$_\n" } @lines));
 }
 
+sub write_log_v2 {
+  my ($path, @lines) = @_;
+  write_file($path, join('', "# brokerbench mix log v2\n",
+                         "start_us,code,spec_status,outcome,response_us,retries,user,wait_us,inputs\n",
+                         map { "$_\n" } @lines));
+}
+
 sub write_conf {
   my ($dir, %kv) = @_;
   write_file("$dir/run.conf",
@@ -63,7 +109,9 @@ sub write_conf {
 #   mi_s, customers, scale_factor, initial_trade_days, status (run.conf), resp_us (every
 #   response time), rollbacks (Trade-Orders that roll back, default 1), skew (put every
 #   market emulator row in the first half of the MI), extra_ce / extra_mee (more lines for
-#   the logs, array refs), seed_source (run.conf: 'fixed' or 'time of day'), no_conf.
+#   the logs, array refs), seed_source (run.conf: 'fixed' or 'time of day'), no_conf, v2 (write
+#   mix log v2 with the GOLDEN_INPUTS variants), inputs (v2 with these dimensions instead of
+#   GOLDEN_INPUTS' for the codes named).
 # Returns { ce => path, mee => path, rows => {code => count in MI}, lines => total rows }.
 sub valid_run {
   my ($dir, %o) = @_;
@@ -79,12 +127,24 @@ sub valid_run {
   my $start = T0 + 10_000_000;                  # the MI starts 10 s after T0
   my $end   = $start + $mi_s * 1_000_000;
   my $step  = ($end - $start - $resp) / 1000;
+  my $v2    = $o{v2} || $o{inputs};
+  my $ver   = $v2 ? 2 : 1;
+  my $dims  = { %{ GOLDEN_INPUTS() }, %{ $o{inputs} // {} } };
+  my %seq;
+  # The inputs column of a row of $code (v2 only): the next golden variant of that code.
+  my $in = sub {
+    my ($code) = @_;
+    return () unless $v2;
+    return (inputs => golden_inputs($dims, $code, $seq{$code}++ // 0, $deck->{$code} // 1));
+  };
   my (@ce, @mee);
-  push @ce, row(T0, 'TC', 'ok', 150_000);
-  push @ce, row(T0 + 1_000_000 + $_ * 1_000_000, 'TS', 'ok', $resp) for 0 .. 4;   # ramp-up
-  push @mee, marker(T0, 'START');
-  push @mee, row(T0 + 2_000_000 + $_ * 1_000_000, 'TR', 'ok', $resp, wait => 500) for 0 .. 2;
-  push @ce, marker($start, 'START');
+  push @ce, row(T0, 'TC', 'ok', 150_000, $v2 ? (inputs => '') : ());
+  push @ce, row(T0 + 1_000_000 + $_ * 1_000_000, 'TS', 'ok', $resp, $v2 ? (inputs => '') : ())
+    for 0 .. 4;   # ramp-up
+  push @mee, marker(T0, 'START', $ver);
+  push @mee, row(T0 + 2_000_000 + $_ * 1_000_000, 'TR', 'ok', $resp, wait => 500,
+                 $v2 ? (inputs => '') : ()) for 0 .. 2;
+  push @ce, marker($start, 'START', $ver);
   my $rolled = 0;
   for my $i (0 .. 999) {
     my $t = int($start + $i * $step);
@@ -92,21 +152,23 @@ sub valid_run {
     my $oc = ($c eq 'TO' && $rolled++ < ($o{rollbacks} // 1)) ? 'rollback' : 'ok';
     if ($c eq 'TR' || $c eq 'MF') {
       $t = int($start + $i * $step / 2) if $o{skew};
-      push @mee, row($t, $c, 'ok', $resp, user => 2, wait => 1000 + $i);
+      push @mee, row($t, $c, 'ok', $resp, user => 2, wait => 1000 + $i, $v2 ? (inputs => '') : ());
     } else {
-      push @ce, row($t, $c, $oc, $resp, user => 1 + $i % 10);
+      push @ce, row($t, $c, $oc, $resp, user => 1 + $i % 10, $in->($c));
     }
   }
-  push @ce, marker($end, 'STOP');
-  push @ce, row($end + 1_000_000 + $_ * 1_000_000, 'MW', 'ok', $resp) for 0 .. 2;  # ramp-down
-  push @mee, row($end + 500_000, 'TR', 'ok', $resp);
-  push @mee, marker($end + 5_000_000, 'STOP');
+  push @ce, marker($end, 'STOP', $ver);
+  push @ce, row($end + 1_000_000 + $_ * 1_000_000, 'MW', 'ok', $resp,
+                $v2 ? (inputs => 'watch') : ()) for 0 .. 2;  # ramp-down
+  push @mee, row($end + 500_000, 'TR', 'ok', $resp, $v2 ? (inputs => '') : ());
+  push @mee, marker($end + 5_000_000, 'STOP', $ver);
   push @ce,  @{ $o{extra_ce} // [] };
   push @mee, @{ $o{extra_mee} // [] };
   my $ce  = "$dir/ce/hostA/mix-ce-1001.csv";
   my $mee = "$dir/mee/hostB/mix-mee.csv";
-  write_log($ce, @ce);
-  write_log($mee, @mee);
+  my $write = $v2 ? \&write_log_v2 : \&write_log;
+  $write->($ce, @ce);
+  $write->($mee, @mee);
   write_conf($dir, format => 1, customers => $o{customers} // 1000,
              scale_factor => $o{scale_factor} // 500,
              initial_trade_days => $o{initial_trade_days} // 10, users => 10,
