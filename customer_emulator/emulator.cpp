@@ -185,7 +185,7 @@ class Emulator::Impl {
   void ArmScheduler();
   void OnScheduler(uint64_t generation);
   void SendDataMaintenance();
-  void MarkStart();
+  void MaybeMarkStart();
   void BeginStop();
   void TimeoutOutstanding();
   void Finish();
@@ -229,6 +229,7 @@ class Emulator::Impl {
   int dm_next_table_ = 0;
   int64_t run_start_us_ = 0;
   int64_t start_marker_us_ = 0;
+  bool ramp_up_over_ = false;  // the ramp-up's time has passed (START needs it and every user)
   bool stopping_ = false;
   bool finished_ = false;
   std::atomic<bool> stop_requested_{false};
@@ -594,13 +595,26 @@ void Emulator::Impl::StartUsers() {
   if (stopping_) return;
   phase_ = Phase::kRunning;
   const int64_t now = MonotonicMicros();
-  spdlog::info("starting {} users over {} ms", users_.size(), options_.ramp_up.count());
-  const int64_t ramp_us =
-      std::chrono::duration_cast<std::chrono::microseconds>(options_.ramp_up).count();
+  // Users start within the ramp-up's first minute (user_start_spread); the rest runs at full load, so
+  // that the pending limit orders (each waits up to 15 min for its price, reference §5.5) near
+  // their steady level before the measurement interval: a backlog still growing in it holds
+  // back Trade-Results, which the mix and TRTPS would show.
+  const auto ramp_up = std::chrono::duration_cast<std::chrono::microseconds>(options_.ramp_up);
+  const int64_t spread_us = std::min<int64_t>(
+      ramp_up.count(),
+      std::chrono::duration_cast<std::chrono::microseconds>(options_.user_start_spread).count());
+  spdlog::info("starting {} users over {} ms; measuring from {} ms", users_.size(),
+               spread_us / 1000, ramp_up.count() / 1000);
   for (uint32_t i = 0; i < users_.size(); ++i) {
-    Schedule(i, now + ramp_us * i / static_cast<int64_t>(users_.size()));
+    Schedule(i, now + spread_us * i / static_cast<int64_t>(users_.size()));
   }
   ArmScheduler();
+  duration_timer_.expires_after(ramp_up);
+  duration_timer_.async_wait([this](const error_code& ec) {
+    if (ec || finished_) return;
+    ramp_up_over_ = true;
+    MaybeMarkStart();
+  });
   if (options_.dm_interval.count() > 0) {
     dm_due_us_ = now;
     SendDataMaintenance();
@@ -670,14 +684,16 @@ void Emulator::Impl::OnWriteStarted(uint32_t slot, int64_t mono_us, int64_t wall
   if (!user.started) {
     user.started = true;
     ++summary_->users_started;
-    if (summary_->users_started + users_never_started_ == static_cast<int>(users_.size())) {
-      MarkStart();
-    }
+    MaybeMarkStart();
   }
 }
 
-void Emulator::Impl::MarkStart() {
-  if (summary_->started || stopping_) return;
+// START once the ramp-up's time is over and every user has sent (or its connection is gone).
+void Emulator::Impl::MaybeMarkStart() {
+  if (summary_->started || stopping_ || !ramp_up_over_ || summary_->users_started == 0 ||
+      summary_->users_started + users_never_started_ != static_cast<int>(users_.size())) {
+    return;
+  }
   log_->Mark("START");
   summary_->started = true;
   start_marker_us_ = MonotonicMicros();
@@ -847,10 +863,7 @@ void Emulator::Impl::OnConnectionLost(Connection& c, const std::string& why) {
     return;
   }
   if (tc_lost && !stopping_) StartUsers();
-  if (!summary_->started && phase_ == Phase::kRunning && summary_->users_started > 0 &&
-      summary_->users_started + users_never_started_ == static_cast<int>(users_.size())) {
-    MarkStart();
-  }
+  if (phase_ == Phase::kRunning) MaybeMarkStart();
   if (stopping_ && outstanding_ == 0) Finish();
 }
 

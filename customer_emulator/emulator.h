@@ -34,8 +34,10 @@
 //    covers input generation, encoding, timer latency and waiting behind a write in flight.
 //  * Scheduling: one steady_timer over a min-heap of (due, user) serves ramp-up and pacing;
 //    with no pacing a user sends straight from its reply handler.
-//  * Ramp-up: user i is due at i * ramp_up / users; START is marked once every user has sent
-//    its first request; the measured duration runs from START; then STOP (see Stop below).
+//  * Ramp-up: user i is due at i * min(ramp_up, user_start_spread) / users, so every user runs for most of
+//    the ramp-up (pending limit orders need it to reach their steady level); START is marked
+//    when the ramp-up is over and every user has sent its first request; the measured duration
+//    runs from START; then STOP (see Stop below).
 //  * A broken connection: every request outstanding on it gets a net_error row (response time
 //    up to the moment the break was seen); its users stop (no reconnection). When every
 //    connection is gone the run ends with an error. An ErrorReply from the BH (overloaded,
@@ -69,6 +71,8 @@ struct EmulatorOptions {
   workload::Sizing sizing{.customers = 1000, .scale_factor = 500, .initial_trade_days = 10};
   int users = 10;
   std::chrono::milliseconds ramp_up{0};
+  // Users start spread over min(ramp_up, this); the rest of the ramp-up runs at full load.
+  std::chrono::milliseconds user_start_spread{std::chrono::seconds(60)};
   std::chrono::milliseconds duration{std::chrono::seconds(60)};
   std::chrono::microseconds pacing{0};
   uint64_t seed = 1;

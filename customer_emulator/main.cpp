@@ -30,7 +30,9 @@ Trade-Cleanup before the users start and one Data-Maintenance every 60 s.
                               the run's sizing (default 1000, 500, 10); the Brokerage House
                               refuses a hello with another
   --users N                   emulated users (default 10)
-  --ramp-up DURATION          users start spread evenly over it (default 0; e.g. 30s, 5m)
+  --ramp-up DURATION          time before START: users start spread evenly over its first
+                              minute (all of it if shorter), then run at full load until it
+                              ends (default 0; e.g. 30s, 10m)
   --duration DURATION         measured time from START (all users running) to STOP
                               (default 60s)
   --pacing SECONDS            delay after each reply before the user's next request

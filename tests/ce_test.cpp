@@ -416,6 +416,37 @@ TEST(CustomerEmulator, RunsWithAPartition) {
   std::filesystem::remove(path);
 }
 
+// A ramp-up longer than the users' start spread: every user starts within the spread, and START
+// waits for the end of the ramp-up (the rest of it runs at full load, for the pending limit
+// orders to reach their level before the measurement interval).
+TEST(CustomerEmulator, UsersStartWithinTheSpreadAndStartIsMarkedWhenTheRampUpEnds) {
+  RunningBh bh(kSizing, RunningBh::Canned(), 1);
+  const std::string path = TempLog("spread");
+  auto o = Options(bh.port(), path);
+  o.users = 20;
+  o.user_start_spread = 1s;
+  o.ramp_up = 3s;
+  o.duration = 1s;
+  o.trade_cleanup = false;
+  o.dm_interval = 0s;
+  ce::Emulator emulator(o);
+  Status s = RunBounded(emulator, 30s);
+  ASSERT_TRUE(s.ok()) << s.message();
+  auto log = ReadMixLog(path);
+  ASSERT_TRUE(log.errors.empty());
+  std::map<int64_t, int64_t> first;  // user -> its first request's start
+  for (const auto& r : log.rows) first.emplace(r.user, r.start_us);
+  ASSERT_EQ(first.size(), 20u);
+  int64_t lo = INT64_MAX, hi = 0;
+  for (const auto& [user, at] : first) lo = std::min(lo, at), hi = std::max(hi, at);
+  EXPECT_GE(hi - lo, 900'000);
+  EXPECT_LT(hi - lo, 1'500'000) << "users started over more than the 1 s spread";
+  const int64_t start = log.MarkerTime("START");
+  EXPECT_GE(start - lo, 2'900'000) << "START before the 3 s ramp-up ended";
+  EXPECT_LT(start - lo, 4'000'000);
+  std::filesystem::remove(path);
+}
+
 // Every request a Brokerage House received, encoded, in arrival order; answers as CannedHandler.
 struct RequestRecorder {
   std::mutex mutex;

@@ -6,9 +6,8 @@
 # The phase follows the first customer emulator's log (Trade-Cleanup; "starting N users": the
 # ramp-up; START: measuring; "stopping:"), and so does the clock: elapsed since the emulators
 # started, of a total that is what the run does as far as it is known so far: the start and
-# Trade-Cleanup as they went, the ramp-up until START, which the emulator marks when its last
-# user has sent (before the nominal ramp-up ends: the last of 10 users starts at 9/10 of it),
-# then the measurement interval. TRTPS and the Trade-Result 90th percentile are those of the
+# Trade-Cleanup as they went, the ramp-up until START (which the emulator marks when the
+# ramp-up is over and every user has sent), then the measurement interval. TRTPS and the Trade-Result 90th percentile are those of the
 # market emulator's latest summary line (its last 10 s; tests/mee_test.cpp checks the format).
 # An emulator on another host shows none of this: its log only comes home at the end.
 PROGRESS_TTY=0
