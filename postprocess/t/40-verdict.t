@@ -356,6 +356,20 @@ subtest 'metric in the database' => sub {
   like($x->{text}, qr/\Athe database holds 99 trades completed in the MI \(T_DTS of their CMPT trade history rows\), the market emulator's mix logs 100 valid Trade-Results: they differ by -1 \(-1\.00 %\), more than 0\.5 %\z/,
        'the reason gives both counts') if $x;
 
+  # A bad line is an input problem naming the file and the line; the others still count.
+  $d = tmpdir();
+  $run = valid_run($d);
+  $db_files->($d, $run, 0);
+  open my $ap, '>>', "$d/db/after/completed-trades.csv" or die $!;
+  print $ap "1234,9999999999999999999999\n";
+  close $ap;
+  $r = analyze_dir($d);
+  my ($bad) = grep { $_->{file} eq 'db/after/completed-trades.csv' } @{ $r->{problems} };
+  like($bad ? "$bad->{line}: $bad->{reason} ($bad->{text})" : '',
+       qr/\A106: not trade_id,completed_us \(two whole numbers\) \(1234,9{22}\)\z/,
+       'a bad line is named with its line') or diag explain $r->{problems};
+  is($r->{db_trade_count}{database}, 100, '... and the good lines still count');
+
   $d = tmpdir();
   valid_run($d);
   $r = analyze_dir($d);
