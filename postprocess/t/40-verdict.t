@@ -370,6 +370,14 @@ subtest 'metric in the database' => sub {
        'a bad line is named with its line') or diag explain $r->{problems};
   is($r->{db_trade_count}{database}, 100, '... and the good lines still count');
 
+  # An empty file: the query failed; that is not a count of 0.
+  $d = tmpdir();
+  valid_run($d);
+  write_file("$d/db/after/completed-trades.csv", '');
+  $r = analyze_dir($d);
+  ok(!reasons_of($r, 'metric in the database'), 'an empty file (failed query): no reason');
+  is($r->{db_trade_count}{checked}, 0, '... and no count');
+
   $d = tmpdir();
   valid_run($d);
   $r = analyze_dir($d);
