@@ -814,6 +814,18 @@ sub data_maintenance {
 
 # --- Trade-Order roll-backs ---------------------------------------------------------------
 
+# A clause's range (percent) widened for an MI shorter than the spec's 2 hours: its middle +-
+# max(its half-width, 3 binomial standard deviations of a share at count $n), kept within
+# 0-100 %. The mix, the input variants and the roll-backs share this rule. Returns the widened
+# (lo, hi) and the 3 standard deviations, in percent.
+sub widened_range {
+  my ($lo, $hi, $n) = @_;
+  my $p        = ($lo + $hi) / 200;
+  my $three_sd = 300 * sqrt($p * (1 - $p) / $n);
+  my $w        = max(($hi - $lo) / 2, $three_sd);
+  return (max(0, 100 * $p - $w), min(100, 100 * $p + $w), $three_sd);
+}
+
 # The CE asks for a roll-back with probability 1/101 (ref §5.3); clause 6.4.1 wants the share
 # of roll-backs among the valid Trade-Orders of the MI within 0.94-1.04 %. An MI of 2 hours or
 # more is judged by that range as written. A shorter MI widens it as the mix ranges are widened
@@ -838,17 +850,14 @@ sub rollback_check {
   $rb->{pct}    = 100 * $k / $n;
   my $spec = sprintf('%.3f-%.3f %%', $lo, $hi);
   if ($scaled) {
-    my $p    = ($lo + $hi) / 200;
-    my $half = ($hi - $lo) / 2;
-    my $sd   = sqrt($p * (1 - $p) / $n);
-    my $w    = max($half, 300 * $sd);
-    ($lo, $hi) = (max(0, 100 * $p - $w), 100 * $p + $w);
+    my ($middle, $half) = (($lo + $hi) / 2, ($hi - $lo) / 2);
+    ($lo, $hi, my $three_sd) = widened_range($lo, $hi, $n);
     $rb->{band_text} = sprintf('%.3f-%.3f %% (scaled for a short run: the MI (%s) is shorter '
                                . 'than the 2 hours of clause 6.6.1, so clause 6.4.1\'s %s is '
                                . 'widened to its middle %.3f %% +- max(its half-width %.3f %%, 3 '
                                . 'binomial standard deviations = %.3f %% at %d Trade-Orders))',
-                               $lo, $hi, fmt_s($r->{mi}{seconds}), $spec, 100 * $p, $half,
-                               300 * $sd, $n);
+                               $lo, $hi, fmt_s($r->{mi}{seconds}), $spec, $middle, $half,
+                               $three_sd, $n);
   } else {
     $rb->{band_text} = "$spec (clause 6.4.1, as written)";
   }
@@ -926,11 +935,7 @@ sub mix_and_response_checks {
   for my $code (@MIX_CODES) {
     my $t = $T->{$code};
     my ($lo, $hi) = @{ $MIX_RANGE{$code} };
-    if ($scaled) {
-      my $p = ($lo + $hi) / 200;
-      my $w = max(($hi - $lo) / 2, 300 * sqrt($p * (1 - $p) / $n));
-      ($lo, $hi) = (100 * $p - $w, 100 * $p + $w);
-    }
+    ($lo, $hi) = widened_range($lo, $hi, $n) if $scaled;
     $t->{mix_range_applied} = [ sprintf('%.3f', $lo) + 0, sprintf('%.3f', $hi) + 0 ];
     my $m = $t->{mix_pct};
     if ($m < $lo || $m > $hi) {
@@ -1022,11 +1027,7 @@ sub input_variants {
       $e->{ok} = undef;
       next;
     }
-    if ($scaled) {
-      my $p = ($lo + $hi) / 200;
-      my $w = max(($hi - $lo) / 2, 300 * sqrt($p * (1 - $p) / $n));
-      ($lo, $hi) = (max(0, 100 * $p - $w), min(100, 100 * $p + $w));
-    }
+    ($lo, $hi) = widened_range($lo, $hi, $n) if $scaled;
     $e->{range_applied} = [ sprintf('%.3f', $lo) + 0, sprintf('%.3f', $hi) + 0 ];
     $e->{pct} = sprintf('%.4f', 100 * $k / $n) + 0;
     $e->{ok} = $e->{pct} >= $lo && $e->{pct} <= $hi ? 1 : 0;
