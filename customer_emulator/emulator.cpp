@@ -595,10 +595,10 @@ void Emulator::Impl::StartUsers() {
   if (stopping_) return;
   phase_ = Phase::kRunning;
   const int64_t now = MonotonicMicros();
-  // Users start within the ramp-up's first minute (user_start_spread); the rest runs at full load, so
-  // that the pending limit orders (each waits up to 15 min for its price, reference §5.5) near
-  // their steady level before the measurement interval: a backlog still growing in it holds
-  // back Trade-Results, which the mix and TRTPS would show.
+  // Users start within the ramp-up's first minute (user_start_spread); the rest of it runs at
+  // full load, so that the pending limit orders (each waits up to 15 min for its price,
+  // reference §5.5) near their steady level before the measurement interval: a backlog still
+  // growing in it holds back Trade-Results, which the mix and TRTPS would show.
   const auto ramp_up = std::chrono::duration_cast<std::chrono::microseconds>(options_.ramp_up);
   const int64_t spread_us = std::min<int64_t>(
       ramp_up.count(),

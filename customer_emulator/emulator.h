@@ -34,10 +34,10 @@
 //    covers input generation, encoding, timer latency and waiting behind a write in flight.
 //  * Scheduling: one steady_timer over a min-heap of (due, user) serves ramp-up and pacing;
 //    with no pacing a user sends straight from its reply handler.
-//  * Ramp-up: user i is due at i * min(ramp_up, user_start_spread) / users, so every user runs for most of
-//    the ramp-up (pending limit orders need it to reach their steady level); START is marked
-//    when the ramp-up is over and every user has sent its first request; the measured duration
-//    runs from START; then STOP (see Stop below).
+//  * Ramp-up: user i is due at i * min(ramp_up, user_start_spread) / users, so every user runs
+//    for most of the ramp-up (pending limit orders need it to reach their steady level); START is
+//    marked when the ramp-up is over and every user has sent its first request; the measured
+//    duration runs from START; then STOP (see Stop below).
 //  * A broken connection: every request outstanding on it gets a net_error row (response time
 //    up to the moment the break was seen); its users stop (no reconnection). When every
 //    connection is gone the run ends with an error. An ErrorReply from the BH (overloaded,

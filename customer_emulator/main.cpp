@@ -8,7 +8,6 @@
 #include <unistd.h>
 
 #include "common/util/cli.h"
-#include "common/util/clock.h"
 #include "common/util/logging.h"
 #include "common/workload/inputs.h"
 #include "customer_emulator/emulator.h"
@@ -69,7 +68,7 @@ struct Options {
 Result<Options> Parse(int argc, char** argv) {
   Options o;
   auto& e = o.emulator;
-  e.seed = bb::workload::TimeOfDaySeed(bb::WallMicros() / 100'000, static_cast<uint32_t>(::getpid()));
+  e.seed = bb::workload::TimeOfDaySeed();
   for (bb::Args args(argc, argv); args.Next();) {
     const std::string& arg = args.option();
     auto duration = [&](int64_t max_seconds) -> Result<int64_t> {

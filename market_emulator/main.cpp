@@ -5,10 +5,8 @@
 
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
-#include <unistd.h>
 
 #include "common/util/cli.h"
-#include "common/util/clock.h"
 #include "common/util/logging.h"
 #include "common/workload/inputs.h"
 #include "market_emulator/emulator.h"
@@ -81,8 +79,7 @@ Result<bb::HostPort> ParseListen(std::string_view option, std::string_view text)
 
 Result<Options> Parse(int argc, char** argv) {
   Options o;
-  o.emulator.seed =
-      bb::workload::TimeOfDaySeed(bb::WallMicros() / 100'000, static_cast<uint32_t>(::getpid()));
+  o.emulator.seed = bb::workload::TimeOfDaySeed();
   o.emulator.sizing = {.customers = 1000, .scale_factor = 500, .initial_trade_days = 10};
   for (bb::Args args(argc, argv); args.Next();) {
     const std::string& arg = args.option();

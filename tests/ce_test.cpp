@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <functional>
 #include <future>
 #include <map>
 #include <mutex>
@@ -81,8 +82,9 @@ TEST(CustomerEmulator, ShortRunLogsEveryReplyWithMarkersAndTheExactMix) {
   Status s = RunBounded(emulator, 60s);
   const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   ASSERT_TRUE(s.ok()) << s.message();
-  // START comes when the last user sends: user i starts at i/users of the ramp-up, so the
-  // last of 200 at 1.99 s; the duration runs from START.
+  // START comes when the ramp-up is over and every user has sent: user i starts at i/users of
+  // the 2 s ramp-up (shorter than the users' start spread), the last of 200 at 1.99 s, so
+  // START is at 2 s at the earliest; the duration runs from START.
   EXPECT_GE(took, 2.0 * 199 / 200 + 8.0);
   EXPECT_LT(took, 20.0);
   const auto& sum = emulator.summary();
@@ -227,31 +229,33 @@ std::optional<std::string> VariantKey(const protocol::Message& m) {
   return std::nullopt;
 }
 
-// The canned Brokerage House, counting the variant of every request it answers.
-class VariantCountingHandler : public bh::Handler {
- public:
-  VariantCountingHandler(std::mutex& mutex, std::map<std::string, int64_t>& received)
-      : canned_(bh::MakeCannedHandler()), mutex_(mutex), received_(received) {}
-  void Handle(const protocol::Message& request, bh::HandlerResult& out) override {
-    if (auto key = VariantKey(request)) {
-      std::lock_guard lock(mutex_);
-      ++received_[*key];
+// The canned Brokerage House, handing every request it answers to `see` first (from its worker
+// threads: `see` locks what it shares).
+bh::HandlerFactory CannedObserving(std::function<void(const protocol::Message&)> see) {
+  class Observing : public bh::Handler {
+   public:
+    explicit Observing(std::function<void(const protocol::Message&)> see)
+        : see_(std::move(see)), canned_(bh::MakeCannedHandler()) {}
+    void Handle(const protocol::Message& request, bh::HandlerResult& out) override {
+      see_(request);
+      canned_->Handle(request, out);
     }
-    canned_->Handle(request, out);
-  }
 
- private:
-  std::unique_ptr<bh::Handler> canned_;
-  std::mutex& mutex_;
-  std::map<std::string, int64_t>& received_;
-};
+   private:
+    std::function<void(const protocol::Message&)> see_;
+    std::unique_ptr<bh::Handler> canned_;
+  };
+  return [see] { return Result<std::unique_ptr<bh::Handler>>(std::make_unique<Observing>(see)); };
+}
 
 TEST(CustomerEmulator, LogsTheInputVariantOfEveryRequestItSent) {
   std::mutex mutex;
   std::map<std::string, int64_t> received;
-  RunningBh bh(kSizing, bh::HandlerFactory([&]() -> Result<std::unique_ptr<bh::Handler>> {
-                 return std::unique_ptr<bh::Handler>(
-                     std::make_unique<VariantCountingHandler>(mutex, received));
+  RunningBh bh(kSizing, CannedObserving([&](const protocol::Message& request) {
+                 if (auto key = VariantKey(request)) {
+                   std::lock_guard lock(mutex);
+                   ++received[*key];
+                 }
                }),
                2);
   ASSERT_NE(bh.port(), 0);
@@ -447,38 +451,19 @@ TEST(CustomerEmulator, UsersStartWithinTheSpreadAndStartIsMarkedWhenTheRampUpEnd
   std::filesystem::remove(path);
 }
 
-// Every request a Brokerage House received, encoded, in arrival order; answers as CannedHandler.
-struct RequestRecorder {
-  std::mutex mutex;
-  std::vector<std::vector<uint8_t>> requests;
-
-  bh::HandlerFactory Factory() {
-    class Recording : public bh::Handler {
-     public:
-      explicit Recording(RequestRecorder& r) : recorder_(r), canned_(bh::MakeCannedHandler()) {}
-      void Handle(const protocol::Message& request, bh::HandlerResult& out) override {
-        std::vector<uint8_t> bytes;
-        protocol::Writer w(bytes);
-        std::visit([&](const auto& m) { EXPECT_TRUE(protocol::Encode(m, w).ok()); }, request);
-        {
-          std::lock_guard lock(recorder_.mutex);
-          recorder_.requests.push_back(std::move(bytes));
-        }
-        canned_->Handle(request, out);
-      }
-
-     private:
-      RequestRecorder& recorder_;
-      std::unique_ptr<bh::Handler> canned_;
-    };
-    return [this] { return Result<std::unique_ptr<bh::Handler>>(std::make_unique<Recording>(*this)); };
-  }
-};
-
 // One user's requests, in order, for a run with `seed` (no Trade-Cleanup, no DM).
 std::vector<std::vector<uint8_t>> RequestStream(uint64_t seed, const std::string& name) {
-  RequestRecorder recorder;
-  RunningBh bh(kSizing, recorder.Factory(), 1);
+  std::mutex mutex;
+  std::vector<std::vector<uint8_t>> requests;  // encoded, in arrival order
+  RunningBh bh(kSizing, CannedObserving([&](const protocol::Message& request) {
+                 std::vector<uint8_t> bytes;
+                 protocol::Writer w(bytes);
+                 std::visit([&](const auto& m) { EXPECT_TRUE(protocol::Encode(m, w).ok()); },
+                            request);
+                 std::lock_guard lock(mutex);
+                 requests.push_back(std::move(bytes));
+               }),
+               1);
   const std::string path = TempLog(name);
   auto o = Options(bh.port(), path);
   o.users = 1;
@@ -491,7 +476,7 @@ std::vector<std::vector<uint8_t>> RequestStream(uint64_t seed, const std::string
   EXPECT_TRUE(s.ok()) << s.message();
   bh.StopAndJoin();
   std::filesystem::remove(path);
-  return std::move(recorder.requests);
+  return requests;
 }
 
 // `--seed N` replays a run: the same seed gives the same requests with the same inputs, another

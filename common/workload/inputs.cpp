@@ -1,7 +1,10 @@
 #include "common/workload/inputs.h"
 
 #include <algorithm>
+#include <chrono>
 #include <string_view>
+
+#include <unistd.h>
 
 #include "common/workload/calendar.h"
 #include "common/workload/ids.h"
@@ -117,6 +120,13 @@ RngSeed TimeOfDaySeed(int64_t unix_tenths, uint32_t instance) {
   constexpr uint64_t kTenthsBits = 40, kInstanceMask = (uint64_t{1} << 23) - 1;
   return (static_cast<uint64_t>(instance) & kInstanceMask) << kTenthsBits |
          (static_cast<uint64_t>(unix_tenths) & ((uint64_t{1} << kTenthsBits) - 1));
+}
+
+RngSeed TimeOfDaySeed() {
+  using Tenths = std::chrono::duration<int64_t, std::deci>;
+  const auto now = std::chrono::system_clock::now().time_since_epoch();
+  return TimeOfDaySeed(std::chrono::duration_cast<Tenths>(now).count(),
+                       static_cast<uint32_t>(::getpid()));
 }
 
 bool IsLoadedTradeOrdinal(const Sizing& sizing, int64_t ordinal) {

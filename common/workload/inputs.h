@@ -46,6 +46,8 @@ RngSeed StreamSeed(RngSeed run_seed, uint64_t stream);
 // in the 23 above, so two emulators started in the same tenth still differ; the result is at
 // most INT64_MAX, so `--seed` with it replays the run.
 RngSeed TimeOfDaySeed(int64_t unix_tenths, uint32_t instance);
+// The same for now and this process: the emulators' seed when no --seed fixes it.
+RngSeed TimeOfDaySeed();
 
 // True when the loader wrote a TRADE row with this ordinal: the first TradesPerLoadUnit()
 // ordinals of each LU's block that are not aborted (≡ 51 mod 101). The tail of a block stays
