@@ -3,7 +3,15 @@
 # Sourced, never run. Orchestration only: logic lives in C++ or Perl.
 
 BB_ROOT="${BB_ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}"
-BB_BUILD_DIR="${BB_BUILD_DIR:-${BB_ROOT}/build}"
+# A CI build (CI set and not "false") compiles with warnings as errors, a setting of the CMake
+# cache: it gets a build directory of its own, so that CI and a user never reconfigure and
+# recompile each other's build.
+is_ci() { [[ -n "${CI:-}" && "${CI}" != false ]]; }
+# The build directory of the kit at ROOT: ROOT/build, or ROOT/build-ci for CI.
+default_build_dir() {
+  if is_ci; then printf '%s/build-ci\n' "$1"; else printf '%s/build\n' "$1"; fi
+}
+BB_BUILD_DIR="${BB_BUILD_DIR:-$(default_build_dir "${BB_ROOT}")}"
 BB_DATA_DIR="${BB_DATA_DIR:-${BB_ROOT}/var}"
 # The OS user that owns and runs PostgreSQL clusters when the kit runs as root
 # (PostgreSQL refuses to run as root).

@@ -18,6 +18,8 @@ set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 # shellcheck source=tests/controller/lib/check.sh
 source "${root}/tests/controller/lib/check.sh"
+# shellcheck source=controller/lib/common.sh
+source "${root}/controller/lib/common.sh"  # BB_BUILD_DIR
 # shellcheck source=tests/controller/lib/netns.sh
 source "${root}/tests/controller/lib/netns.sh"
 # shellcheck source=tests/controller/lib/dbhost.sh
@@ -100,7 +102,7 @@ check "every work unit is recorded finished" test \
   "$(sql multi "select count(*) filter (where finished is not null) from brokerbench_load_units")" -eq 7
 check "the load is marked complete" test "$(sql multi "select complete from brokerbench_load_info")" == t
 rc=0
-"${BB_BUILD_DIR:-${root}/build}/loader/bb-loader" --check --db "$(conninfo multi)" >"${data}/check.out" 2>&1 || rc=$?
+"${BB_BUILD_DIR}/loader/bb-loader" --check --db "$(conninfo multi)" >"${data}/check.out" 2>&1 || rc=$?
 tail -n 1 "${data}/check.out"
 check "bb-loader --check passes on the two-host load" test "${rc}" -eq 0
 
