@@ -32,7 +32,8 @@ on_host() {
     local -a opts
     mapfile -t opts < <(ssh_options)
     # shellcheck disable=SC2029 # quoted for the remote shell on purpose
-    ssh "${opts[@]}" "${host}" "$(printf '%q ' "$@")"
+    # "--": whatever HOST is, ssh takes it as the destination, never as an option.
+    ssh "${opts[@]}" -- "${host}" "$(printf '%q ' "$@")"
   fi
 }
 
@@ -47,7 +48,7 @@ close_ssh() {
   local host opts
   mapfile -t opts < <(ssh_options)
   for host in "$@"; do
-    is_local "${host}" || ssh "${opts[@]}" -O exit "${host}" >/dev/null 2>&1 || true
+    is_local "${host}" || ssh "${opts[@]}" -O exit -- "${host}" >/dev/null 2>&1 || true
   done
   rm -rf "${SSH_CONTROL_DIR}"
 }

@@ -31,11 +31,21 @@ CFG_WORK=/tmp/brokerbench-work
 _cfg_is_listen() { [[ "$1" =~ ^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9._-]+):([0-9]{1,5})$ ]] &&
   ((10#${BASH_REMATCH[2]} >= 1 && 10#${BASH_REMATCH[2]} <= 65535)); }
 
+# A host as a run configuration names it: "local", or an ssh destination [USER@]HOST, HOST a
+# host name or ~/.ssh/config alias (letters, digits, '.', '_', '-'), an IPv4 or an IPv6
+# address (hex digits, ':' and '.'). USER and HOST never start with '-' or '.', so a host
+# cannot reach ssh as an option (-oProxyCommand=...) whatever ssh itself checks.
+_cfg_is_host() {
+  local user='[A-Za-z0-9_][A-Za-z0-9._-]{0,31}@' name='[A-Za-z0-9_][A-Za-z0-9._-]{0,252}'
+  local ipv6='[0-9A-Fa-f]*:[0-9A-Fa-f:.]+'
+  [[ "$1" =~ ^(${user})?(${name}|${ipv6})$ ]]
+}
+
 read_run_config() {
   local file="$1" purpose="${2:-run}" line n=0 section="" key value where
   [[ "${purpose}" == run || "${purpose}" == build-db ]] || die "read_run_config: purpose '${purpose}' is not run or build-db"
   [[ -r "${file}" ]] || usage_error "${purpose}: --config: cannot read '${file}'"
-  local -A seen=()
+  local -A seen=() keys=()  # a section's first line; the current section's keys' lines
   while IFS= read -r line || [[ -n "${line}" ]]; do
     n=$((n + 1))
     line="${line%$'\r'}"
@@ -43,10 +53,12 @@ read_run_config() {
     [[ "${line}" =~ ^[[:space:]]*(#.*)?$ ]] && continue
     if [[ "${line}" =~ ^[[:space:]]*\[([a-z_]+)\][[:space:]]*$ ]]; then
       section="${BASH_REMATCH[1]}"
+      keys=()
       case "${section}" in
         test | database | brokerage_house | market_emulator | ssh)
-          [[ -z "${seen[${section}]:-}" ]] || usage_error "${where}: [${section}] appears twice"
-          seen[${section}]=1 ;;
+          [[ -z "${seen[${section}]:-}" ]] ||
+            usage_error "${where}: [${section}] appears twice" "(first at ${file}:${seen[${section}]})"
+          seen[${section}]="${n}" ;;
         customer_emulator) CFG_CE_HOSTS+=(local); CFG_CE_USERS+=("") ;;
         loader) CFG_LOADER_HOSTS+=(local); CFG_LOADER_UNITS+=(""); CFG_LOADER_JOBS+=("") ;;
         *) usage_error "${where}: unknown section [${section}] (test, database, brokerage_house, market_emulator, customer_emulator, loader, ssh)" ;;
@@ -59,6 +71,13 @@ read_run_config() {
     value="${BASH_REMATCH[2]}"
     [[ -n "${section}" ]] || usage_error "${where}: '${key}' comes before any [section]"
     [[ -n "${value}" ]] || usage_error "${where}: ${key} has no value"
+    # Last-wins would hide a mistake (two hosts for one component): each key once a section.
+    [[ -z "${keys[${key}]:-}" ]] ||
+      usage_error "${where}: '${key}' appears twice in [${section}]" \
+        "(first at ${file}:${keys[${key}]})"
+    keys[${key}]="${n}"
+    [[ "${key}" != host ]] || _cfg_is_host "${value}" ||
+      usage_error "${where}: host: '${value}' is not local, a host name, an IP address or user@host"
     local last=$((${#CFG_CE_HOSTS[@]} - 1)) last_loader=$((${#CFG_LOADER_HOSTS[@]} - 1))
     case "${section}:${key}" in
       test:customers | test:initial_trade_days | test:scale_factor | test:ramp_up | test:duration | \
