@@ -22,6 +22,13 @@ warn() { printf 'brokerbench: warning: %s\n' "$*" >&2; }
 die() { printf 'brokerbench: %s\n' "$*" >&2; exit 1; }
 usage_error() { printf 'brokerbench: %s\n' "$*" >&2; exit 2; }
 
+# nap SECONDS: sleeps without starting a process: read's timeout on a pipe that nobody writes
+# to (opened once). For loops that run once a second on the database's host for a whole run.
+nap() {
+  [[ -n "${NAP_FD:-}" ]] || exec {NAP_FD}<> <(:)
+  read -r -t "$1" -u "${NAP_FD}" _ || true
+}
+
 is_root() { [[ "$(id -u)" -eq 0 ]]; }
 
 # A controller's progress: a stage or a note on the screen and, time-stamped, in the log file

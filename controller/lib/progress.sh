@@ -7,35 +7,79 @@
 # ramp-up; START: measuring; "stopping:"), and so does the clock: elapsed since the emulators
 # started, of a total that is what the run does as far as it is known so far: the start and
 # Trade-Cleanup as they went, the ramp-up until START (which the emulator marks when the
-# ramp-up is over and every user has sent), then the measurement interval. TRTPS and the Trade-Result 90th percentile are those of the
-# market emulator's latest summary line (its last 10 s; tests/mee_test.cpp checks the format).
+# ramp-up is over and every user has sent), then the measurement interval. TRTPS and the
+# Trade-Result 90th percentile are those of the market emulator's latest summary line (its last
+# 10 s; tests/mee_test.cpp checks the format).
 # An emulator on another host shows none of this: its log only comes home at the end.
 PROGRESS_TTY=0
 [[ -t 1 ]] && PROGRESS_TTY=1
 PROGRESS_RAMP=""     # elapsed seconds when the ramp-up was seen to begin
 PROGRESS_START=""    # ... when START was seen
 PROGRESS_PRINTED=-30 # when the last line went to a non-terminal
+PROGRESS_PHASE="connecting"
+PROGRESS_CE=""       # the customer emulator's last "users active ..." words
+PROGRESS_MEE=""      # the market emulator's last "TR/s ..., TR p90 ..." words
+declare -A PROGRESS_FD=() PROGRESS_PART=()
+PROGRESS_LINES=()
+
+# progress_read FILE: the whole lines FILE has gained since the last call, in PROGRESS_LINES.
+# The file stays open on a descriptor, so each call reads on from where the last one ended:
+# no process is started and nothing is read twice (this runs once a second on the database's
+# host). A last line without its newline yet waits for the next call.
+progress_read() {
+  local file="$1" fd line
+  PROGRESS_LINES=()
+  fd="${PROGRESS_FD[${file}]:-}"
+  if [[ -z "${fd}" ]]; then
+    [[ -r "${file}" ]] || return 0
+    exec {fd}<"${file}" || return 0
+    PROGRESS_FD["${file}"]=${fd}
+  fi
+  while :; do
+    line=""
+    if IFS= read -r -u "${fd}" line; then
+      PROGRESS_LINES+=("${PROGRESS_PART[${file}]:-}${line}")
+      PROGRESS_PART["${file}"]=""
+    else
+      PROGRESS_PART["${file}"]+="${line}"
+      break
+    fi
+  done
+}
+
+# progress_close: closes the logs progress_read opened.
+progress_close() {
+  local fd
+  for fd in "${PROGRESS_FD[@]}"; do exec {fd}<&-; done
+  PROGRESS_FD=()
+}
+
 # progress ELAPSED CE MEE: ELAPSED seconds since the customer emulators started; CE and MEE are
 # the indexes of the first customer emulator and of the market emulator.
 progress() {
-  local elapsed="$1" ce="$2" mee="$3" phase="running" total ce_line="" mee_line="" line
+  local elapsed="$1" ce="$2" mee="$3" total line
   if is_local "${C_HOST[ce]}"; then
-    phase=$(grep -oE ' info: (Trade-Cleanup$|starting [0-9]+ users|START:|stopping:)' \
-      "${C_LOG[ce]}" 2>/dev/null | tail -n 1 || true)
-    case "${phase}" in
-      *Trade-Cleanup) phase="Trade-Cleanup" ;;
-      *starting*) phase="ramp-up"; PROGRESS_RAMP="${PROGRESS_RAMP:-${elapsed}}" ;;
-      *START:) phase="measuring" ;;
-      *stopping:) phase="stopping" ;;
-      *) phase="connecting" ;;
-    esac
-    [[ "${phase}" != measuring && "${phase}" != stopping ]] ||
+    progress_read "${C_LOG[ce]}"
+    for line in "${PROGRESS_LINES[@]}"; do
+      case "${line}" in
+        *" info: Trade-Cleanup") PROGRESS_PHASE="Trade-Cleanup" ;;
+        *" info: starting "[0-9]*" users"*) PROGRESS_PHASE="ramp-up"; PROGRESS_RAMP="${PROGRESS_RAMP:-${elapsed}}" ;;
+        *" info: START:"*) PROGRESS_PHASE="measuring" ;;
+        *" info: stopping:"*) PROGRESS_PHASE="stopping" ;;
+      esac
+      [[ "${line}" != *"users active "* ]] || PROGRESS_CE="users active ${line#*users active }"
+    done
+    [[ "${PROGRESS_PHASE}" != measuring && "${PROGRESS_PHASE}" != stopping ]] ||
       PROGRESS_START="${PROGRESS_START:-${elapsed}}"
-    ce_line=$(grep -o 'users active .*' "${C_LOG[ce]}" 2>/dev/null | tail -n 1 || true)
+  else
+    PROGRESS_PHASE="running"
   fi
   if is_local "${C_HOST[mee]}"; then
-    mee_line=$(grep -oE 'TR/s [0-9.]+, TR p90 [^,]+' "${C_LOG[mee]}" 2>/dev/null | tail -n 1 || true)
-    mee_line="${mee_line/#TR\/s/TRTPS}"
+    progress_read "${C_LOG[mee]}"
+    for line in "${PROGRESS_LINES[@]}"; do
+      [[ "${line}" =~ TR/s\ ([0-9.]+),\ TR\ p90\ ([^,]+) ]] &&
+        PROGRESS_MEE="TRTPS ${BASH_REMATCH[1]}, TR p90 ${BASH_REMATCH[2]}"
+    done
   fi
   if ! is_local "${C_HOST[ce]}"; then
     total=$((RAMP_UP + DURATION))
@@ -46,8 +90,9 @@ progress() {
   else
     total=$((elapsed + RAMP_UP + DURATION))
   fi
-  line=$(printf '[%d:%02d / %d:%02d] %s; %s; CE: %s' $((elapsed / 60)) $((elapsed % 60)) \
-    $((total / 60)) $((total % 60)) "${phase}" "${mee_line:-TRTPS -}" "${ce_line:-running}")
+  printf -v line '[%d:%02d / %d:%02d] %s; %s; CE: %s' $((elapsed / 60)) $((elapsed % 60)) \
+    $((total / 60)) $((total % 60)) "${PROGRESS_PHASE}" "${PROGRESS_MEE:-TRTPS -}" \
+    "${PROGRESS_CE:-running}"
   if [[ ${PROGRESS_TTY} -eq 1 ]]; then
     printf '\r\033[K    %s' "${line:0:$((${COLUMNS:-100} - 5))}"
   elif ((elapsed - PROGRESS_PRINTED >= 30)); then

@@ -4,6 +4,8 @@
 # ramp-up, measuring from START, stopping), the total becomes START + the measurement
 # interval once START is seen (START comes before the nominal ramp-up ends), TRTPS and the
 # Trade-Result p90 are the market emulator's latest, and a non-terminal gets a line per 30 s.
+# It runs once a second on the database's host, so it starts no process: here every call runs
+# with a PATH where no command can be found.
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -28,7 +30,7 @@ C_LOG=("${work}/ce.log" "${work}/mee.log")
 ce() { printf '2026-01-01 10:00:00.000000 ce info: %s\n' "$1" >>"${C_LOG[0]}"; }
 mee() { printf '2026-01-01 10:00:00.000000 mee info: %s\n' "$1" >>"${C_LOG[1]}"; }
 out="${work}/out"
-at() { progress "$1" 0 1 >"${out}"; }
+at() { PATH=/nonexistent progress "$1" 0 1 >"${out}"; }
 says() { grep -qF -- "$1" "${out}"; }
 silent() { [[ ! -s "${out}" ]]; }
 
