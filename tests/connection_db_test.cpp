@@ -46,10 +46,24 @@ TEST(Connection, UnreachableServerIsAClearError) {
   EXPECT_THAT(conn.status().message(), HasSubstr("/nonexistent-bb-socket-dir"));
 }
 
-TEST(Connection, MalformedConnectionStringNamesIt) {
+TEST(Connection, MalformedConnectionStringIsAnErrorWithLibpqsReason) {
   auto bad = Connection::Open("this is not a conninfo");
   ASSERT_FALSE(bad.ok());
-  EXPECT_THAT(bad.status().message(), HasSubstr("this is not a conninfo"));
+  EXPECT_EQ(bad.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_THAT(bad.status().message(), HasSubstr("not one libpq can parse"));
+  EXPECT_THAT(bad.status().message(), HasSubstr("missing \"=\" after \"this\""));
+}
+
+// Issue 16: the message that goes to every log names the database without its password.
+TEST(Connection, AFailedConnectionHidesThePassword) {
+  for (const char* conninfo : {"host=/nonexistent-bb-socket-dir port=1 password = secretZ",
+                               "postgresql://u:secretZ@%2Fnonexistent-bb-socket-dir:1/x"}) {
+    auto conn = Connection::Open(conninfo);
+    ASSERT_FALSE(conn.ok());
+    EXPECT_THAT(conn.status().message(), HasSubstr("/nonexistent-bb-socket-dir"));
+    EXPECT_THAT(conn.status().message(), HasSubstr("password=***"));
+    EXPECT_THAT(conn.status().message(), ::testing::Not(HasSubstr("secretZ")));
+  }
 }
 
 }  // namespace

@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 #include <pqxx/pqxx>
 
+#include "common/db/conninfo.h"
+
 namespace bb::db {
 
 struct Connection::Impl {
@@ -32,15 +34,14 @@ Connection::Connection(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Connection::~Connection() = default;
 
 Result<std::unique_ptr<Connection>> Connection::Open(const std::string& conninfo) {
+  // Checked first, so that no message below quotes libpq's parser, and shown redacted.
+  if (Status s = CheckConninfo(conninfo); !s.ok()) return s;
   try {
     return std::unique_ptr<Connection>(new Connection(std::make_unique<Impl>(conninfo)));
-  } catch (const pqxx::broken_connection& e) {
-    return Status::Unavailable(fmt::format("cannot connect to the database ({}): {}",
-                                           conninfo.empty() ? "PG* defaults" : conninfo,
-                                           OneLine(e.what())));
   } catch (const std::exception& e) {
-    return Status::InvalidArgument(
-        fmt::format("database connection string '{}': {}", conninfo, OneLine(e.what())));
+    return Status::Unavailable(fmt::format(
+        "cannot connect to the database ({}): {}",
+        conninfo.empty() ? "PG* defaults" : RedactConninfo(conninfo), OneLine(e.what())));
   }
 }
 

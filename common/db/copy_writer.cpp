@@ -5,6 +5,8 @@
 #include <fmt/format.h>
 #include <libpq-fe.h>
 
+#include "common/db/conninfo.h"
+
 namespace bb::db {
 
 struct CopyWriter::Impl {
@@ -55,11 +57,12 @@ Result<std::unique_ptr<CopyWriter>> CopyWriter::Open(const std::string& conninfo
                                                      std::string_view table) {
   auto impl = std::make_unique<Impl>();
   impl->table = std::string(table);
+  if (Status s = CheckConninfo(conninfo); !s.ok()) return s;
   impl->conn = PQconnectdb(conninfo.c_str());
   if (PQstatus(impl->conn) != CONNECTION_OK) {
-    return Status::Unavailable(fmt::format("cannot connect to the database ({}): {}",
-                                           conninfo.empty() ? "PG* defaults" : conninfo,
-                                           ErrorText(impl->conn)));
+    return Status::Unavailable(fmt::format(
+        "cannot connect to the database ({}): {}",
+        conninfo.empty() ? "PG* defaults" : RedactConninfo(conninfo), ErrorText(impl->conn)));
   }
   std::string sql = fmt::format("COPY {} FROM STDIN", table);
   PGresult* result = PQexec(impl->conn, sql.c_str());

@@ -43,8 +43,50 @@ note() {
   printf '%s     %s\n' "$(date -u +%FT%TZ)" "$*" >>"${CONTROLLER_LOG}"
 }
 
-# TEXT with any libpq password hidden, for what goes on screen and into logs.
-redact() { sed -E 's/(password=)[^ ]*/\1***/g' <<<"$1"; }
+# ---- Connection strings and their passwords (issue 16) ----------------------------------------
+# A connection string is read only by libpq's own parser (bb-conninfo, conninfo/main.cpp), so
+# every form libpq accepts is understood: key=value with or without spaces around '=', quoted
+# values, postgresql://user:password@ URIs. It goes to bb-conninfo on stdin: a command line is
+# readable by every local user in /proc/PID/cmdline.
+
+# Runs bb-conninfo, built first when it is missing.
+conninfo_tool() {
+  local tool="${BB_BUILD_DIR}/conninfo/bb-conninfo"
+  if [[ ! -x "${tool}" ]]; then
+    "${BB_ROOT}/controller/build" --target bb-conninfo >&2 ||
+      die "cannot build bb-conninfo, with which the controller reads connection strings"
+  fi
+  "${tool}" "$@"
+}
+
+# CONNINFO as it may be shown or stored: its password (and sslpassword) as ***.
+redact_conninfo() { conninfo_tool redact <<<"$1"; }
+
+# The words of a command line joined by spaces, with the value of each --db redacted.
+redact_args() {
+  local out="" word prev=""
+  for word in "$@"; do
+    [[ "${prev}" != --db ]] || word=$(redact_conninfo "${word}")
+    out+="${out:+ }${word}"
+    prev="${word}"
+  done
+  printf '%s
+' "${out}"
+}
+
+# Takes the password out of CONNINFO, the value of FIELD (e.g. "run: --db"), into DB_CONNINFO;
+# a usage error naming FIELD when libpq cannot parse it. The password goes to PGPASSWORD, where
+# libpq finds it for every program and tool this script starts: their environment, unlike
+# their command line, is readable only by their own user. A component on another host gets it
+# on remote-exec's stdin (remote-exec start --pgpassword-stdin). So no command line, log or
+# results file holds it.
+DB_CONNINFO=""
+hide_password() {
+  local field="$1" conninfo="$2" out
+  out=$(conninfo_tool split <<<"${conninfo}" 2>&1) || usage_error "${field}: ${out#bb-conninfo: }"
+  DB_CONNINFO="${out%%$'\n'*}"
+  [[ "${out}" != *$'\n'* ]] || export PGPASSWORD="${out#*$'\n'}"
+}
 
 # Seconds from DURATION (90, 90s, 5m, 2h), or a usage error naming PROGRAM and OPTION.
 to_seconds() {
@@ -110,16 +152,18 @@ pg_bindir() {
   die "no PostgreSQL server binaries found (looked in /usr/lib/postgresql/*/bin); run './brokerbench setup' or set BB_PG_BINDIR"
 }
 
-# The connection string of the database to use: the one given, else the embedded cluster's
-# (started, and created on first use).
+# The connection string of the database to use, in DB_CONNINFO: GIVEN, the value of FIELD,
+# without its password (hide_password), else the embedded cluster's (started, and created on
+# first use; it names its password file).
 resolve_conninfo() {
-  local given="$1"
+  local field="$1" given="$2"
   if [[ -n "${given}" ]]; then
-    printf '%s\n' "${given}"
+    hide_password "${field}" "${given}"
     return
   fi
   "${BB_ROOT}/controller/db" start >&2
-  "${BB_ROOT}/controller/db" conninfo
+  # shellcheck disable=SC2034 # read by the scripts that source this file
+  DB_CONNINFO=$("${BB_ROOT}/controller/db" conninfo)
 }
 
 # The server's settings that are not at their defaults, one "name = value[ unit]" a line, for

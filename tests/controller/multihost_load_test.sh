@@ -42,7 +42,7 @@ printf 'hosts: db=%s l1=%s l2=%s\n' "$(netns_addr db)" "$(netns_addr l1)" "$(net
 # PostgreSQL on host db, listening on db's address only, trusting the test's subnet.
 dbhost_start
 for db in multi single unreachable died; do
-  psql "host=${pgdir}/run port=5432 dbname=postgres user=brokerbench" -Xqc "create database ${db}" >/dev/null
+  psql "$("${root}/controller/pgcluster" conninfo "${pgdir}")" -Xqc "create database ${db}" >/dev/null
 done
 conninfo() { printf 'host=%s port=5432 dbname=%s user=brokerbench connect_timeout=5\n' "$(netns_addr db)" "$1"; }
 sql() { psql "$(conninfo "$1")" -XAtq -v ON_ERROR_STOP=1 -c "$2"; }

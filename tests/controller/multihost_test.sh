@@ -39,7 +39,7 @@ printf 'hosts: db=%s bh=%s mee=%s ce1=%s ce2=%s\n' "$(netns_addr db)" "$(netns_a
 
 # PostgreSQL on host db, listening on db's address only, trusting the test's subnet.
 dbhost_start
-psql "host=${pgdir}/run port=5432 dbname=postgres user=brokerbench" -Xqc 'create database bb' >/dev/null
+psql "$("${root}/controller/pgcluster" conninfo "${pgdir}")" -Xqc 'create database bb' >/dev/null
 conninfo="host=$(netns_addr db) port=5432 dbname=bb user=brokerbench connect_timeout=5"
 
 write_config() {

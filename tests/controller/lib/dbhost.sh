@@ -7,7 +7,8 @@
 #                            # cluster is stopped, the namespaces torn down and `data` removed
 #   dbhost_start             # after netns_setup db ...: the cluster made and started on host
 #                            # db, listening on db's address only, trusting the test's subnet;
-#                            # reachable from this namespace at host=${pgdir}/run port=5432
+#                            # reachable from this namespace with
+#                            # `pgcluster conninfo ${pgdir}` (the socket and its password)
 
 dbhost_dirs() {
   DBHOST_ROOT="$1"
