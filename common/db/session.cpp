@@ -9,6 +9,8 @@
 #include <libpq-fe.h>
 #include <poll.h>
 
+#include "common/db/conninfo.h"
+
 namespace bb::db {
 
 namespace {
@@ -586,22 +588,16 @@ void Session::SetNoticeSink(std::function<void(std::string_view message)> sink) 
 
 Status Session::Reconnect() {
   impl_->Close();
-  char* parse_error = nullptr;
-  PQconninfoOption* options = PQconninfoParse(impl_->conninfo.c_str(), &parse_error);
-  if (options == nullptr) {
-    std::string why = parse_error != nullptr ? OneLine(parse_error) : "out of memory";
-    PQfreemem(parse_error);
-    return Status::InvalidArgument(
-        fmt::format("database connection string '{}': {}", impl_->conninfo, why));
-  }
-  PQconninfoFree(options);
+  // Messages show the string only through RedactConninfo: it may hold a password.
+  if (Status s = CheckConninfo(impl_->conninfo); !s.ok()) return s;
   impl_->conn = PQconnectdb(impl_->conninfo.c_str());
   if (impl_->broken()) {
     std::string why = impl_->conn != nullptr ? OneLine(PQerrorMessage(impl_->conn)) : "no memory";
     impl_->Close();
     return Status::Unavailable(
         fmt::format("cannot connect to the database ({}): {}",
-                    impl_->conninfo.empty() ? "PG* defaults" : impl_->conninfo, why));
+                    impl_->conninfo.empty() ? "PG* defaults" : RedactConninfo(impl_->conninfo),
+                    why));
   }
   PQsetNoticeReceiver(impl_->conn, ForwardNotice, &impl_->notice_sink);
   if (!impl_->setup.empty()) {

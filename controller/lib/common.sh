@@ -162,6 +162,9 @@ resolve_conninfo() {
     return
   fi
   "${BB_ROOT}/controller/db" start >&2
+  # The cluster's password is in its password file; a PGPASSWORD the user keeps for another
+  # database would come first (libpq's order) and be refused.
+  unset PGPASSWORD
   # shellcheck disable=SC2034 # read by the scripts that source this file
   DB_CONNINFO=$("${BB_ROOT}/controller/db" conninfo)
 }
