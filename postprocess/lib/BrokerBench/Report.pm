@@ -15,7 +15,7 @@ use BrokerBench::Plots qw(@PLOTS);
 use BrokerBench::Analysis ();
 use BrokerBench::Cpu qw(%CPU_GROUP_NAME);
 
-our @EXPORT_OK = qw(build_sections render_text render_html write_reports json_data
+our @EXPORT_OK = qw(write_atomic build_sections render_text render_html write_reports json_data
                     transactions_text);
 
 my $WIDTH = 100;
@@ -861,13 +861,24 @@ sub json_data {
   return \%d;
 }
 
+# write_atomic($path, $text): through "$path.tmpPID" and a rename, so a reader never sees half
+# a report. When a write fails (a full file system) the temporary file is removed, and it dies
+# naming the file and the error.
 sub write_atomic {
   my ($path, $text) = @_;
   my $tmp = "$path.tmp$$";
   open my $fh, '>:raw', $tmp or die "cannot write $tmp: $!\n";
-  print {$fh} $text;
-  close $fh or die "cannot write $tmp: $!\n";
-  rename $tmp, $path or die "cannot rename $tmp to $path: $!\n";
+  unless ((print {$fh} $text) && close $fh) {
+    my $err = $!;
+    close $fh;    # when the print failed (closing twice is harmless)
+    unlink $tmp;
+    die "cannot write $path (through $tmp): $err\n";
+  }
+  unless (rename $tmp, $path) {
+    my $err = $!;
+    unlink $tmp;
+    die "cannot rename $tmp to $path: $err\n";
+  }
 }
 
 # write_reports($result, $plots) -> path of report.txt. Dies with a message naming the file
