@@ -241,6 +241,11 @@ sub interval_section {
                          . 'last row instead (the run is invalid)',
              none     => 'nothing: there is no measurement interval');
   push @kv, ['MI from', $src{ $mi->{source} }];
+  my $rr = $r->{run_range} // {};
+  push @kv, ["Run's time range", $rr->{known}
+               ? "$rr->{start_utc} to $rr->{end_utc}: $rr->{from}; a row or marker outside it "
+                 . 'is an input problem and left out'
+               : 'unknown: ' . ($rr->{why} // 'no mix log')];
   my @rows = map { [$_->{file}, map { BrokerBench::Analysis::utc_time($_) }
                                   @$_{qw(start_us stop_us first_row_us)}] } @{ $mi->{ce_logs} };
   my @blocks = ({ t => 'kv', rows => \@kv });
@@ -270,6 +275,7 @@ sub checks_rows {
   $row->('input problems', 'MIXLOG.md', 'every line of every mix log was read');
   $row->('run status', 'controller', 'run.conf says status = complete',
          defined $r->{settings}{status} ? undef : 'run.conf has no status');
+  $row->('run time range', 'MIXLOG.md', 'known; every row and marker inside it');
   $row->('markers', 'MIXLOG.md', 'every customer emulator log has START and STOP');
   $row->('measurement interval', '6.6', 'START before STOP');
   $row->('throughput', '6.7', sprintf('%.1f %% of nominal', $r->{trtps}{pct} // 0),
@@ -632,7 +638,7 @@ sub problem_text {
 
 my @SETTING_KEYS = qw(format customers scale_factor initial_trade_days users ramp_up_s
                       duration_s pacing_s seed seed_source emulator_seeds db_workers frames transport db_name comment started_utc
-                      kit_commit command status);
+                      finished_utc kit_commit command status);
 
 sub settings_section {
   my ($r) = @_;
