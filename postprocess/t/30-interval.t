@@ -112,11 +112,12 @@ subtest 'no Trade-Results log: TRTPS n/a' => sub {
 };
 
 # The run's time range (Analysis.pm, run_range): every row and marker must lie in it.
-subtest "the run's time range: from the markers, within run.conf's times" => sub {
+subtest "the run's time range: run.conf's times, widened" => sub {
   my $d = tmpdir();
   write_conf($d, customers => 1000, scale_factor => 500, ramp_up_s => 10,
              started_utc => '2025-11-21T12:00:00Z', finished_utc => '2025-11-21T12:01:40Z');
-  my $lo = T0 - 590 * $S;            # the START (+20 s) less the ramp-up and 10 min
+  my $lo = T0 - 600 * $S;            # run.conf's start less 10 min (a Trade-Cleanup may begin
+                                     # long before the START less the ramp-up)
   my $hi = at(100 + 1 + 600);        # run.conf's finish (+ its second) and 10 min, before
                                      # the STOP + the MI length + 10 min (+720 s)
   write_log("$d/ce/h1/mix-ce-1.csv",
@@ -130,13 +131,13 @@ subtest "the run's time range: from the markers, within run.conf's times" => sub
   my @p;
   require BrokerBench::Analysis;
   my ($r) = BrokerBench::Analysis::analyze(dir => $d, problem_hook => sub { push @p, $_[0] });
-  is($r->{run_range}{start_us}, $lo, 'the range starts at the START less ramp_up_s and 10 min');
+  is($r->{run_range}{start_us}, $lo, "the range starts at run.conf's started_utc less 10 min");
   is($r->{run_range}{end_us}, $hi, "and ends at run.conf's finished_utc + 1 s + 10 min");
   is_deeply([map { "$_->{line}: $_->{reason}" } @p],
             ["4: start_us @{[$lo - 1]} is before the run's time range (which starts "
-             . "2025-11-21 11:50:10.000 UTC); row left out",
+             . "2025-11-21 11:50:00.000 UTC); row left out",
              "5: START marker at @{[T0 - 601 * $S]} is before the run's time range (which starts "
-             . "2025-11-21 11:50:10.000 UTC); marker left out",
+             . "2025-11-21 11:50:00.000 UTC); marker left out",
              "9: response_us 1000001 ends the row after the run's time range (which ends "
              . "2025-11-21 12:11:41.000 UTC); row left out"],
             'the rows and the marker outside are named; those at its edges are kept');

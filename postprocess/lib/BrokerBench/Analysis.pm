@@ -296,14 +296,20 @@ sub run_range {
     my $ramp = $s->{ramp_up_s};
     my $ramp_text = defined $ramp && $ramp >= 0 ? "ramp_up_s, $ramp s" : 'unknown: the MI length';
     $ramp = defined $ramp && $ramp >= 0 ? $ramp * $US : $len;
-    $lo = max(grep { defined } $start - $ramp - $slack, $conf_lo);
-    $hi = min(grep { defined } $stop + $len + $slack, $conf_hi);
-    $from = sprintf("the customer emulators' latest START less the ramp-up (%s) and %d min, to "
-                    . 'their earliest STOP plus the MI length (%s) and %d min', $ramp_text, $min,
-                    fmt_s($len / $US), $min);
-    $from .= sprintf(", within run.conf's started_utc%s widened by %d min",
-                     defined $conf_hi ? ' to finished_utc' : '', $min)
-      if defined $conf_lo || defined $conf_hi;
+    # run.conf's times, where known, bound everything the run did (Trade-Cleanup before the
+    # ramp-up can take longer than any margin on the markers); the markers bound the rest.
+    $lo = $conf_lo // $start - $ramp - $slack;
+    $hi = $conf_hi // $stop + $len + $slack;
+    my @from;
+    push @from, defined $conf_lo
+      ? "run.conf's started_utc less $min min"
+      : sprintf("the customer emulators' latest START less the ramp-up (%s) and %d min",
+                $ramp_text, $min);
+    push @from, defined $conf_hi
+      ? "run.conf's finished_utc plus $min min"
+      : sprintf('their earliest STOP plus the MI length (%s) and %d min', fmt_s($len / $US),
+                $min);
+    $from = join(', to ', @from);
   } elsif (defined $conf_lo && defined $conf_hi) {
     ($lo, $hi) = ($conf_lo, $conf_hi);
     $from = "run.conf's started_utc to finished_utc, widened by $min min (the customer "
