@@ -6,7 +6,7 @@ use FindBin;
 use lib "$FindBin::RealBin/../lib", "$FindBin::RealBin/lib";
 use Test::More;
 use BBTest qw(row marker write_log write_log_v2 write_file tmpdir valid_run analyze_dir T0);
-use BrokerBench::MixLog qw(new_store read_mix_log B_START B_RESP B_OUTCOME B_RETRIES B_INPUTS
+use BrokerBench::MixLog qw(new_store read_mix_log read_markers B_START B_RESP B_OUTCOME B_RETRIES B_INPUTS
                            B_VARIANTS);
 
 sub read_one {
@@ -199,6 +199,25 @@ subtest 'problems reach the verdict and the other files are still used' => sub {
   my ($p) = grep { $_->{file} =~ /mix-ce-1001/ } @{ $r->{problems} };
   like($p->{line}, qr/\A\d+\z/, 'the garbage line has a line number');
   is($p->{file}, 'ce/hostA/mix-ce-1001.csv', 'files are named relative to the results directory');
+};
+
+# The quick look at the markers reads 1 MB blocks: a marker across a block's end, one with
+# CRLF, one on a last line without a newline are found; a row or a quoted marker is not one.
+subtest 'read_markers' => sub {
+  my $path = "$dir/markers.csv";
+  my $row = row(T0, 'TS', 'ok', 1000) . "\n";
+  my $head = "# brokerbench mix log v1\nstart_us,code,spec_status,outcome,response_us,retries,"
+             . "user,wait_us\n" . marker(T0 + 1, 'START') . "\n";
+  my $fill = $row x int(((1 << 20) - length($head) - 10) / length $row);
+  # A START that begins 10 bytes before the first block's end and ends after it.
+  my $pad = 'x' x ((1 << 20) - length($head) - length($fill) - 10 - 1);
+  write_file($path, $head . $fill . "$pad\n" . marker(T0 + 2, 'START') . "\n" . $row
+                    . marker(T0 + 3, 'STOP') . "\r\n" . "9,TS,START,,,,,\n" . $row
+                    . marker(T0 + 4, 'STOP'));
+  my ($starts, $stops) = read_markers($path);
+  is_deeply($starts, [T0 + 1, T0 + 2], 'the STARTs, one across the block end');
+  is_deeply($stops, [T0 + 3, T0 + 4], 'the STOPs, with CRLF and without a newline');
+  is_deeply([read_markers("$dir/no-such-file.csv")], [[], []], 'no file: no markers');
 };
 
 done_testing();

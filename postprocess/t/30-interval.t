@@ -111,4 +111,51 @@ subtest 'no Trade-Results log: TRTPS n/a' => sub {
   like($r->{trtps}{headline}, qr/\ATRTPS: n\/a \(no readable market emulator mix log/, 'n/a, and why');
 };
 
+# The run's time range (Analysis.pm, run_range): every row and marker must lie in it.
+subtest "the run's time range: run.conf's times, widened" => sub {
+  my $d = tmpdir();
+  write_conf($d, customers => 1000, scale_factor => 500, ramp_up_s => 10,
+             started_utc => '2025-11-21T12:00:00Z', finished_utc => '2025-11-21T12:01:40Z');
+  my $lo = T0 - 600 * $S;            # run.conf's start less 10 min (a Trade-Cleanup may begin
+                                     # long before the START less the ramp-up)
+  my $hi = at(100 + 1 + 600);        # run.conf's finish (+ its second) and 10 min, before
+                                     # the STOP + the MI length + 10 min (+720 s)
+  write_log("$d/ce/h1/mix-ce-1.csv",
+    row($lo, 'TS', 'ok', 1000),                    # line 3: kept
+    row($lo - 1, 'TS', 'ok', 1000),                # line 4: named
+    marker(T0 - 601 * $S, 'START'),                   # line 5: before run.conf's start - 10 min
+    marker(at(20), 'START'),
+    marker(at(70), 'STOP'),
+    row(at(700), 'TS', 'ok', 1_000_000),           # line 8: ends at the range's end: kept
+    row(at(700), 'TS', 'ok', 1_000_001));          # line 9: named
+  my @p;
+  require BrokerBench::Analysis;
+  my ($r) = BrokerBench::Analysis::analyze(dir => $d, problem_hook => sub { push @p, $_[0] });
+  is($r->{run_range}{start_us}, $lo, "the range starts at run.conf's started_utc less 10 min");
+  is($r->{run_range}{end_us}, $hi, "and ends at run.conf's finished_utc + 1 s + 10 min");
+  is_deeply([map { "$_->{line}: $_->{reason}" } @p],
+            ["4: start_us @{[$lo - 1]} is before the run's time range (which starts "
+             . "2025-11-21 11:50:00.000 UTC); row left out",
+             "5: START marker at @{[T0 - 601 * $S]} is before the run's time range (which starts "
+             . "2025-11-21 11:50:00.000 UTC); marker left out",
+             "9: response_us 1000001 ends the row after the run's time range (which ends "
+             . "2025-11-21 12:11:41.000 UTC); row left out"],
+            'the rows and the marker outside are named; those at its edges are kept');
+  is($r->{mi}{start_us}, at(20), 'the MI from the START inside');
+  is($r->{transactions}{TS}{rows}, 2, 'two rows kept');
+  is($r->{mix_problems}, 3, 'three input problems');
+};
+
+subtest "the run's time range without run.conf's times" => sub {
+  my $d = tmpdir();
+  conf($d);
+  write_log("$d/ce/h1/mix-ce-1.csv", marker(at(10), 'START'), row(at(30), 'TS', 'ok', 1000),
+            marker(at(70), 'STOP'));
+  my $r = analyze_dir($d);
+  is($r->{run_range}{start_us}, T0 - 650 * $S, 'from the START less the MI length (no '
+                                                   . 'ramp_up_s) and 10 min');
+  is($r->{run_range}{end_us}, at(70 + 60 + 600), 'to the STOP plus the MI length and 10 min');
+  like($r->{run_range}{from}, qr/ramp-up \(unknown: the MI length\)/, 'and says so');
+};
+
 done_testing();

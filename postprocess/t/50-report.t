@@ -7,7 +7,7 @@ use lib "$FindBin::RealBin/../lib", "$FindBin::RealBin/lib";
 use Test::More;
 use BBTest qw(row marker write_log write_file tmpdir valid_run run_report read_json analyze_dir T0);
 use BrokerBench::Plots qw(png_ok write_plots);
-use BrokerBench::Report qw(write_reports);
+use BrokerBench::Report qw(write_reports write_atomic);
 
 my $S = 1_000_000;
 
@@ -191,6 +191,35 @@ subtest '--table: the transactions table of report.txt, then the headline' => su
   like($table, qr/Trade-Result\s+TR\s+10\.000 /, 'a row');
   ok(index(slurp("$d/report.txt"), $table) >= 0, 'the very table of report.txt: one judge of the mix');
   like($head, qr/\ATRTPS: 2\.00 .*\nVerdict: INVALID .*\nReport: \Q$d\E\/report\.txt\n\z/, 'then the headline');
+};
+
+# Each output goes through a temporary file and a rename. A failed write (a full file system:
+# the temporary file is a link to /dev/full, which works as root too) or rename leaves no
+# temporary file and dies naming the file and the error.
+subtest 'a failed write leaves no temporary file' => sub {
+  my $dir  = tmpdir();
+  my $path = "$dir/report.txt";
+  my $tmp  = "$path.tmp$$";
+  write_atomic($path, "first\n");
+  is(slurp($path), "first\n", 'written');
+  ok(!-e $tmp, 'through a temporary file that is gone');
+
+  SKIP: {
+    skip 'no /dev/full', 4 unless -c '/dev/full';
+    symlink('/dev/full', $tmp) or die "symlink $tmp: $!";
+    ok(!eval { write_atomic($path, "second\n" x 1000); 1 }, 'a write to a full device dies');
+    like($@, qr/\Acannot write \Q$path\E \(through \Q$tmp\E\): No space left on device\n\z/,
+         'naming the file and the error');
+    ok(!-l $tmp && !-e $tmp, 'the temporary file is removed');
+    is(slurp($path), "first\n", 'the old report is left as it was');
+  }
+
+  my $busy = "$dir/report.html";
+  mkdir $busy or die $!;
+  write_file("$busy/keep", "x");    # a directory that is not empty: rename cannot replace it
+  ok(!eval { write_atomic($busy, "html\n"); 1 }, 'a failed rename dies');
+  like($@, qr/\Acannot rename \Q$busy.tmp$$\E to \Q$busy\E: \S/, 'naming both files and the error');
+  ok(!-e "$busy.tmp$$", 'the temporary file is removed');
 };
 
 done_testing();

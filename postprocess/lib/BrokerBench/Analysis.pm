@@ -13,6 +13,7 @@ use File::Find ();
 use File::Spec;
 use List::Util qw(max min sum0);
 use POSIX qw(floor ceil strftime);
+use Time::Local qw(timegm);
 use BrokerBench::Spec qw(
   @MIX_CODES @ALL_CODES %NAME %MIX_RANGE %RT_LIMIT @OUTCOMES @ERROR_OUTCOMES
   $DM_GAP_MIN_S $DM_GAP_MAX_S $DM_MAX_S $TO_ROLLBACK_P @TO_ROLLBACK_RANGE @INPUT_VARIANTS
@@ -23,8 +24,8 @@ use BrokerBench::Spec qw(
 use BrokerBench::Stats qw(nearest_rank mean summary normal_upper_quantile t_upper_quantile
                            PERCENTILE_METHOD);
 use BrokerBench::Csv qw(parse_csv read_csv read_run_conf);
-use BrokerBench::MixLog qw(new_store read_mix_log B_START B_RESP B_OUTCOME B_RETRIES B_WAIT
-                           B_INPUTS B_VARIANTS);
+use BrokerBench::MixLog qw(new_store read_mix_log read_markers B_START B_RESP B_OUTCOME
+                           B_RETRIES B_WAIT B_INPUTS B_VARIANTS);
 use BrokerBench::Cpu qw(cpu_stats);
 use BrokerBench::BhStats qw(bh_stats);
 
@@ -40,8 +41,19 @@ my @NUMERIC_SETTINGS =
   qw(format customers scale_factor initial_trade_days users ramp_up_s duration_s pacing_s
      seed db_workers);
 
+# run.conf keys that are UTC times as the controller writes them (date -u +%FT%TZ).
+my @TIME_SETTINGS = qw(started_utc finished_utc);
+
 # The outcome digits of valid transactions: ok, rollback, warning (see Spec.pm).
 my $LAST_VALID = 2;
+
+# The run's time range (run_range) is widened by this much on each side: for the clocks of
+# other hosts, run.conf's whole seconds, the Trade-Cleanup before the ramp-up and the
+# emulators' last rows after the STOP.
+our $RANGE_SLACK_S = 600;
+# No run of this kit lasts this long: a longer range or measurement interval comes from a
+# broken marker or run.conf, and is not believed.
+our $MAX_RANGE_S = 40 * 86400;
 
 sub utc_time {
   my ($us) = @_;
@@ -57,7 +69,21 @@ sub floor2 {
   return floor($x * 100 + 1e-9) / 100;
 }
 
-sub is_number { defined $_[0] && $_[0] =~ /\A-?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?\z/ }
+# A finite number: '1e999' or 400 digits would be inf, and inf - inf is NaN.
+sub is_number {
+  return 0 unless defined $_[0] && $_[0] =~ /\A-?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?\z/;
+  my $x = $_[0] + 0;
+  return $x - $x == 0;
+}
+
+# 'YYYY-MM-DDTHH:MM:SSZ' (UTC) -> microseconds since the epoch, or undef.
+sub utc_us {
+  my ($text) = @_;
+  return undef unless defined $text
+    && $text =~ /\A(\d{4})-(\d\d)-(\d\d)T(\d\d):(\d\d):(\d\d)Z\z/;
+  my $s = eval { timegm($6, $5, $4, $3, $2 - 1, $1) };
+  return defined $s ? $s * $US : undef;
+}
 
 # analyze(dir => $dir, problem_hook => sub {...}) -> ($result) or (undef, $error) when no
 # report can be made. problem_hook, if given, sees each input problem as it is found (for
@@ -154,6 +180,12 @@ sub read_settings {
                          text => "$k=$s{$k}" });
       delete $s{$k};
     }
+    for my $k (grep { exists $s{$_} && !defined utc_us($s{$_}) } @TIME_SETTINGS) {
+      $r->{_problem}->({ file => 'run.conf', line => $line_of->{$k} // 0, kind => 'other',
+                         reason => "$k is not a UTC time YYYY-MM-DDTHH:MM:SSZ: '$s{$k}' "
+                                   . '(taken as unknown)', text => "$k=$s{$k}" });
+      delete $s{$k};
+    }
     # Numbers as numbers in results.json.
     $s{$_} += 0 for grep { exists $s{$_} } @NUMERIC_SETTINGS;
   } else {
@@ -200,10 +232,19 @@ sub read_mix_logs {
   }, $dir);
   return (undef, "no mix log (mix-*.csv) anywhere below '$dir'") unless @found;
 
+  my @logs = map { [$_, File::Spec->abs2rel($_, $dir)] } sort @found;
+  my (@starts, @stops);
+  for my $log (grep { ((classify($_->[1]))[0] // '') eq 'ce' } @logs) {
+    my ($s, $e) = read_markers($log->[0]);
+    push @starts, @$s;
+    push @stops, @$e;
+  }
+  my $range = run_range($r, \@starts, \@stops);
+
   my $store = new_store();
   my @files;
-  for my $path (sort @found) {
-    my $rel = File::Spec->abs2rel($path, $dir);
+  for my $log (@logs) {
+    my ($path, $rel) = @$log;
     my ($role, $host) = classify($rel);
     unless ($role) {
       $r->{_problem}->({ file => $rel, line => 0, text => '',
@@ -215,10 +256,85 @@ sub read_mix_logs {
       next;
     }
     push @files, read_mix_log(path => $path, rel => $rel, role => $role, host => $host,
-                              store => $store, problem => $r->{_problem});
+                              store => $store, problem => $r->{_problem}, range => $range);
   }
   $r->{inputs} = { files => \@files, rows_total => sum0(map { $_->{rows} } @files) };
   return ($store);
+}
+
+# The run's own time range, which every row and marker must lie in (read_mix_log leaves out
+# and names one that does not), and which nothing in a row can move. It comes from the
+# customer emulators' markers and run.conf:
+# - run.conf's started_utc and finished_utc, which the controller writes before it starts
+#   anything and after everything stopped, widened by $RANGE_SLACK_S on each side, bound the
+#   markers: a START or STOP outside is not used (and read_mix_log names it).
+# - The MI the other markers give (the latest START, the earliest STOP, as
+#   measurement_interval takes them) gives the range: from its START less the ramp-up
+#   (ramp_up_s; unknown, the MI's length) to its STOP plus the MI's length, widened by
+#   $RANGE_SLACK_S, and kept within run.conf's bounds.
+# - Without such an MI, run.conf's bounds are the range when it has both.
+# - A range longer than $MAX_RANGE_S is not believed.
+# Returns { start_us, end_us, start_utc, end_utc, from } or undef when the range is unknown
+# (then rows are not checked against it and the time series are not made).
+sub run_range {
+  my ($r, $starts, $stops) = @_;
+  my $s     = $r->{settings};
+  my $slack = $RANGE_SLACK_S * $US;
+  my $conf_lo = utc_us($s->{started_utc});
+  my $conf_hi = utc_us($s->{finished_utc});
+  $conf_lo -= $slack if defined $conf_lo;
+  $conf_hi += $US + $slack if defined $conf_hi;    # finished_utc is in whole seconds
+  my $inside = sub {
+    (!defined $conf_lo || $_[0] >= $conf_lo) && (!defined $conf_hi || $_[0] <= $conf_hi);
+  };
+  my $start = max grep { $inside->($_) } @$starts;
+  my $stop  = min grep { $inside->($_) } @$stops;
+  my $min   = $RANGE_SLACK_S / 60;
+  my ($lo, $hi, $from);
+  if (defined $start && defined $stop && $start < $stop) {
+    my $len  = $stop - $start;
+    my $ramp = $s->{ramp_up_s};
+    my $ramp_text = defined $ramp && $ramp >= 0 ? "ramp_up_s, $ramp s" : 'unknown: the MI length';
+    $ramp = defined $ramp && $ramp >= 0 ? $ramp * $US : $len;
+    # run.conf's times, where known, bound everything the run did (Trade-Cleanup before the
+    # ramp-up can take longer than any margin on the markers); the markers bound the rest.
+    $lo = $conf_lo // $start - $ramp - $slack;
+    $hi = $conf_hi // $stop + $len + $slack;
+    my @from;
+    push @from, defined $conf_lo
+      ? "run.conf's started_utc less $min min"
+      : sprintf("the customer emulators' latest START less the ramp-up (%s) and %d min",
+                $ramp_text, $min);
+    push @from, defined $conf_hi
+      ? "run.conf's finished_utc plus $min min"
+      : sprintf('their earliest STOP plus the MI length (%s) and %d min', fmt_s($len / $US),
+                $min);
+    $from = join(', to ', @from);
+  } elsif (defined $conf_lo && defined $conf_hi) {
+    ($lo, $hi) = ($conf_lo, $conf_hi);
+    $from = "run.conf's started_utc to finished_utc, widened by $min min (the customer "
+            . 'emulator logs have no START before a STOP within them)';
+  }
+  my $why;
+  if (!defined $from) {
+    $why = "no customer emulator log has a START before a STOP, and run.conf has no "
+           . 'started_utc and finished_utc';
+  } elsif ($hi - $lo > $MAX_RANGE_S * $US) {
+    $why = sprintf('%s gives %s to %s, %.0f days: longer than any run (%d days), so a marker '
+                   . 'or run.conf is broken', $from, utc_time($lo), utc_time($hi),
+                   ($hi - $lo) / ($US * 86400), $MAX_RANGE_S / 86400);
+  }
+  if ($why) {
+    $r->{run_range} = { known => 0, why => $why };
+    add_reason($r, 'run time range', 'MIXLOG.md',
+               "the run's time range is unknown: $why; rows are not checked against it and "
+               . 'the time series are not made');
+    return undef;
+  }
+  my $range = { known => 1, start_us => $lo, end_us => $hi, start_utc => utc_time($lo),
+                end_utc => utc_time($hi), from => $from };
+  $r->{run_range} = $range;
+  return $range;
 }
 
 # --- measurement interval ---------------------------------------------------------------
@@ -295,6 +411,18 @@ sub measurement_interval {
     return;
   }
   $mi->{seconds} = ($mi->{end_us} - $mi->{start_us}) / $US;
+  # Only without a known run range (its rows unchecked) can the MI be this long; the checks
+  # over its windows and buckets would then take all memory.
+  if ($mi->{seconds} > $MAX_RANGE_S) {
+    add_reason($r, 'measurement interval', '6.6',
+               sprintf('the measurement interval (%s to %s) is %.0f days: longer than any run '
+                       . '(%d days), so a marker or a row is broken; no measurement interval',
+                       $mi->{start_utc}, $mi->{end_utc}, $mi->{seconds} / 86400,
+                       $MAX_RANGE_S / 86400));
+    @$mi{qw(start_us end_us start_utc end_utc seconds source)} =
+      (undef, undef, undef, undef, 0, 'none');
+    return;
+  }
 
   # Ramp-up: from the first customer transaction to the start of the MI.
   my $first = min grep { defined } map { $_->{first_start_us} } @ce;
@@ -321,8 +449,11 @@ sub transaction_stats {
 
   # The time axis of the plots: seconds from the MI start (or from the first row when there
   # is no MI). Buckets are aligned to that origin; $base lies a whole number of minutes
-  # before it, at or before the first row, so bucket indices are never negative.
+  # before it, at or before the first row, so bucket indices are never negative. Every row
+  # lies in the run's time range (read_mix_log left out the others), which bounds the
+  # indices; without a known range there is no time axis.
   my @files = grep { defined $_->{first_start_us} } @{ $r->{inputs}{files} };
+  @files = () unless $r->{run_range}{known};
   my $span_start = min map { $_->{first_start_us} } @files;
   my $span_end   = max map { $_->{last_end_us} } @files;
   my $origin = $have ? $mi_s : $span_start;
@@ -354,7 +485,7 @@ sub transaction_stats {
     my @tr_sec;           # Trade-Result completions per second (TR only)
     my @tr_end;           # Trade-Result completion times in the MI (TR only)
     my $is_tr = $code eq 'TR';
-    my $b0 = $base // 0;
+    my $b0 = $base // 0;    # unused without a base
     # The hot loop of the post-processor: one pass over every row of this type.
     for my $i (0 .. $n - 1) {
       my $s = $S->[$i];
@@ -371,7 +502,7 @@ sub transaction_stats {
       } else {
         $out[$o]++;
       }
-      next if $o > $LAST_VALID;
+      next if $o > $LAST_VALID || !defined $base;
       $done[ ($e - $b0) / $bw ]++;
       push @{ $rt[ ($s - $b0) / $bw ] }, $t;
       $tr_sec[ ($e - $b0) / $US ]++ if $is_tr;

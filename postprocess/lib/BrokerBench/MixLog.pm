@@ -18,8 +18,8 @@ use Exporter 'import';
 use BrokerBench::Spec qw(@ALL_CODES @CE_CODES @MEE_CODES %OUTCOME_INDEX %INPUT_CHOICES
                          %INPUT_TOKENS);
 
-our @EXPORT_OK = qw(new_store read_mix_log B_START B_RESP B_OUTCOME B_RETRIES B_WAIT B_INPUTS
-                    B_VARIANTS HEADER COLUMNS);
+our @EXPORT_OK = qw(new_store read_mix_log read_markers B_START B_RESP B_OUTCOME B_RETRIES
+                    B_WAIT B_INPUTS B_VARIANTS HEADER COLUMNS);
 
 use constant {
   B_START    => 0,
@@ -64,14 +64,46 @@ sub quote_text {
   return $text;
 }
 
+# read_markers($path) -> ([START us...], [STOP us...]): a quick first look at a log's markers,
+# from which the run's time range is found before its rows are read (read_mix_log checks
+# every line; a line this does not take for a marker is left to it). Reads blocks of 1 MB and
+# lets the regular expression engine skip to the markers: a tenth of the time of reading lines.
+sub read_markers {
+  my ($path) = @_;
+  my (@starts, @stops);
+  open my $fh, '<:raw', $path or return (\@starts, \@stops);
+  my $take = sub {
+    my ($text, $end) = @_;
+    while ($text =~ /^(\d{1,19}),(START|STOP),+\r?$/mg) {
+      last if $-[0] >= $end;
+      push @{ $2 eq 'START' ? \@starts : \@stops }, $1 + 0;
+    }
+  };
+  my $tail = '';
+  local $/ = \(1 << 20);
+  while (defined(my $block = <$fh>)) {
+    $block = $tail . $block;
+    my $end = rindex($block, "\n") + 1;    # the last line may go on in the next block
+    $tail = substr($block, $end);
+    $take->($block, $end);
+  }
+  $take->($tail, length $tail);
+  close $fh;
+  return (\@starts, \@stops);
+}
+
 # read_mix_log(%args) -> the file's summary:
 #   path (to open), rel (the name used in messages), role ('ce' or 'mee'), host,
-#   store (from new_store), problem (a callback taking {file, line, reason, text}).
+#   store (from new_store), problem (a callback taking {file, line, reason, text}),
+#   range (optional: the run's time range, { start_us, end_us, start_utc, end_utc }).
+# With a range, a row or marker outside it, or a wait_us longer than it, is a problem and is
+# left out: the time series are indexed by time from the run's start, so one such row would
+# size them (start_us 0 made them 23 GB).
 # Summary: { file, host, role, rows, starts => [us...], stops => [us...], first_start_us,
 #            last_end_us, problems, refused (a reason, or undef) }
 sub read_mix_log {
   my (%a) = @_;
-  my ($path, $rel, $role, $store, $report) = @a{qw(path rel role store problem)};
+  my ($path, $rel, $role, $store, $report, $range) = @a{qw(path rel role store problem range)};
   my %sum = (file => $rel, host => $a{host}, role => $role, rows => 0, starts => [],
              stops => [], first_start_us => undef, last_end_us => undef, problems => 0,
              refused => undef);
@@ -126,6 +158,23 @@ sub read_mix_log {
   my $is_mee  = $role eq 'mee';
   my ($row_re, $marker_re) = @$fmt{qw(row marker)};
   my $no_inputs = pack('N', 0);
+  # Without a range nothing is outside it (the limits are 0 and 2 x the largest start_us).
+  my ($lo, $hi) = $range ? @$range{qw(start_us end_us)} : (0, 2e19);
+  my $max_wait = $hi - $lo;
+  my $outside = sub {
+    my ($what, $v) = @_;
+    return $v < $lo ? "$what $v is before the run's time range (which starts $range->{start_utc})"
+                    : "$what $v is after the run's time range (which ends $range->{end_utc})";
+  };
+  my $marker = sub {
+    my ($ln, $what, $t, $line) = @_;
+    if ($t < $lo || $t > $hi) {
+      $problem->($ln, $outside->("$what marker at", $t) . '; marker left out',
+                 $line =~ s/\r?\n\z//r);
+      return;
+    }
+    push @{ $sum{ $what eq 'START' ? 'starts' : 'stops' } }, $t + 0;
+  };
   my ($first, $last_end);
   my $rows = 0;
   my $ln   = 2;
@@ -135,7 +184,7 @@ sub read_mix_log {
     if ($line =~ $row_re) {
       ($t, $code, $oc, $resp, $retries, $wait, $inputs) = ($1, $2, $3, $4, $5, $6, $7);
     } elsif ($line =~ $marker_re) {
-      push @{ $sum{ $2 eq 'START' ? 'starts' : 'stops' } }, $1 + 0;
+      $marker->($ln, $2, $1, $line);
       next;
     } else {
       my $has_nl = ($line =~ s/\n\z//);
@@ -153,7 +202,7 @@ sub read_mix_log {
         next;
       }
       if ($f->[1] eq 'START' || $f->[1] eq 'STOP') {
-        push @{ $sum{ $f->[1] eq 'START' ? 'starts' : 'stops' } }, $f->[0] + 0;
+        $marker->($ln, $f->[1], $f->[0], $line);
         next;
       }
       ($t, $code, $oc, $resp, $retries, $wait, $inputs) = @$f[0, 1, 3, 4, 5, 7, 8];
@@ -180,6 +229,16 @@ sub read_mix_log {
     }
     $t += 0;
     $resp += 0;
+    # 19 digits fit an unsigned integer; a sum past 2^64 becomes a float, still compared right.
+    if ($t < $lo || $t > $hi || $t + $resp > $hi || ($is_mee && abs($wait) > $max_wait)) {
+      my $why = $t < $lo || $t > $hi ? $outside->('start_us', $t)
+              : $t + $resp > $hi     ? "response_us $resp ends the row after the run's time "
+                                       . "range (which ends $range->{end_utc})"
+              : sprintf("wait_us $wait is longer than the run's time range (%.0f s)",
+                        $max_wait / 1e6);
+      $problem->($ln, "$why; row left out", $line =~ s/\r?\n\z//r);
+      next;
+    }
     my $i = scalar @{ $b->[B_START] };
     push @{ $b->[B_START] }, $t;
     push @{ $b->[B_RESP] }, $resp;

@@ -89,7 +89,10 @@ sub write_plots {
   );
   for my $p (@PLOTS) {
     my $name = $p->[0];
-    my $res = eval { $make{$name}->($ctx, $name) };
+    # No origin: no MI and no known time range of the run (Analysis.pm, run_range).
+    my $res = !defined $ser->{origin_us} && $name ne 'rt-distribution'
+      ? { status => 'skipped', note => "no time axis: the run's time range is unknown" }
+      : eval { $make{$name}->($ctx, $name) };
     $res = { status => 'failed', note => "internal error: " . ($@ =~ s/\s+\z//r) } unless $res;
     $res->{title} = $p->[1];
     $out{$name} = $res;

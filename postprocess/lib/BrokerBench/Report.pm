@@ -15,7 +15,7 @@ use BrokerBench::Plots qw(@PLOTS);
 use BrokerBench::Analysis ();
 use BrokerBench::Cpu qw(%CPU_GROUP_NAME);
 
-our @EXPORT_OK = qw(build_sections render_text render_html write_reports json_data
+our @EXPORT_OK = qw(write_atomic build_sections render_text render_html write_reports json_data
                     transactions_text);
 
 my $WIDTH = 100;
@@ -241,6 +241,11 @@ sub interval_section {
                          . 'last row instead (the run is invalid)',
              none     => 'nothing: there is no measurement interval');
   push @kv, ['MI from', $src{ $mi->{source} }];
+  my $rr = $r->{run_range} // {};
+  push @kv, ["Run's time range", $rr->{known}
+               ? "$rr->{start_utc} to $rr->{end_utc}: $rr->{from}; a row or marker outside it "
+                 . 'is an input problem and left out'
+               : 'unknown: ' . ($rr->{why} // 'no mix log')];
   my @rows = map { [$_->{file}, map { BrokerBench::Analysis::utc_time($_) }
                                   @$_{qw(start_us stop_us first_row_us)}] } @{ $mi->{ce_logs} };
   my @blocks = ({ t => 'kv', rows => \@kv });
@@ -270,6 +275,7 @@ sub checks_rows {
   $row->('input problems', 'MIXLOG.md', 'every line of every mix log was read');
   $row->('run status', 'controller', 'run.conf says status = complete',
          defined $r->{settings}{status} ? undef : 'run.conf has no status');
+  $row->('run time range', 'MIXLOG.md', 'known; every row and marker inside it');
   $row->('markers', 'MIXLOG.md', 'every customer emulator log has START and STOP');
   $row->('measurement interval', '6.6', 'START before STOP');
   $row->('throughput', '6.7', sprintf('%.1f %% of nominal', $r->{trtps}{pct} // 0),
@@ -632,7 +638,7 @@ sub problem_text {
 
 my @SETTING_KEYS = qw(format customers scale_factor initial_trade_days users ramp_up_s
                       duration_s pacing_s seed seed_source emulator_seeds db_workers frames transport db_name comment started_utc
-                      kit_commit command status);
+                      finished_utc kit_commit command status);
 
 sub settings_section {
   my ($r) = @_;
@@ -861,13 +867,24 @@ sub json_data {
   return \%d;
 }
 
+# write_atomic($path, $text): through "$path.tmpPID" and a rename, so a reader never sees half
+# a report. When a write fails (a full file system) the temporary file is removed, and it dies
+# naming the file and the error.
 sub write_atomic {
   my ($path, $text) = @_;
   my $tmp = "$path.tmp$$";
   open my $fh, '>:raw', $tmp or die "cannot write $tmp: $!\n";
-  print {$fh} $text;
-  close $fh or die "cannot write $tmp: $!\n";
-  rename $tmp, $path or die "cannot rename $tmp to $path: $!\n";
+  unless ((print {$fh} $text) && close $fh) {
+    my $err = $!;
+    close $fh;    # when the print failed (closing twice is harmless)
+    unlink $tmp;
+    die "cannot write $path (through $tmp): $err\n";
+  }
+  unless (rename $tmp, $path) {
+    my $err = $!;
+    unlink $tmp;
+    die "cannot rename $tmp to $path: $err\n";
+  }
 }
 
 # write_reports($result, $plots) -> path of report.txt. Dies with a message naming the file

@@ -8,6 +8,7 @@ use File::Path qw(make_path);
 use File::Temp qw(tempdir);
 use FindBin ();
 use JSON::PP ();
+use POSIX ();
 
 our @EXPORT_OK = qw(row marker write_log write_log_v2 write_file write_conf valid_run tmpdir
                     run_report read_json analyze_dir slurp T0 DECK GOLDEN_INPUTS);
@@ -174,6 +175,8 @@ sub valid_run {
              initial_trade_days => $o{initial_trade_days} // 10, users => 10,
              ramp_up_s => 10, duration_s => $mi_s, pacing_s => 0, seed => 1, db_workers => 4,
              db_name => 'bb', comment => 'a test run', started_utc => '2025-11-21T12:00:00Z',
+             finished_utc => POSIX::strftime('%Y-%m-%dT%H:%M:%SZ',
+                                             gmtime(($end + 10_000_000) / 1_000_000)),
              kit_commit => 'test', command => './brokerbench run',
              status => $o{status} // 'complete',
              $o{seed_source} ? (seed_source => $o{seed_source}) : ())
