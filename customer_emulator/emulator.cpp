@@ -827,7 +827,8 @@ void Emulator::Impl::AfterReply(uint32_t slot, int64_t end_us) {
     if (options_.pacing.count() == 0) {
       Dispatch(slot, end_us);
     } else {
-      Schedule(slot, end_us + options_.pacing.count());
+      // Start to start (emulator.h): the next request is due P after this one was.
+      Schedule(slot, std::max(end_us, users_[slot].request.ready_us + options_.pacing.count()));
       ArmScheduler();
     }
   }

@@ -2,7 +2,9 @@
 //
 // Emulated users loop: draw the next transaction from their own 890-card MixDeck (§5.2),
 // generate its inputs with their own InputGenerator (§5.3, partition §5.4), send it to the
-// Brokerage House, wait for the reply, append one MixRow, wait the optional pacing delay.
+// Brokerage House, wait for the reply, append one MixRow, then wait for the next start: with
+// pacing P a user starts a request every P seconds (start to start), or at once when a reply
+// took longer than P.
 // Before the users start, one Trade-Cleanup (§4.12, §5.6); from the start of ramp-up, one
 // Data-Maintenance every 60 s on a steady timer, walking the twelve tables in rotation (§4.11).
 //
@@ -29,8 +31,12 @@
 //    not counted, but encoding is done); the end is the monotonic clock read in the read
 //    completion handler that delivered the reply frame's last byte, before it is parsed. The
 //    wall-clock start (µs) is read at the same moment as the monotonic start.
-//  * Dispatch lateness: a user is "ready" when its reply has been read plus the pacing delay
-//    (or, for its first request, at its ramp-up slot); lateness = write start - ready. It
+//  * Pacing is start to start, so that the offered rate is users / P whatever the response
+//    times (a delay after each reply offered users / (P + response time): 2-3 % under the
+//    nominal rate that --pacing auto computes). A user whose reply comes after its next start
+//    was due sends at once and keeps that later start as its new origin: no burst to catch up.
+//  * Dispatch lateness: a user is "ready" at its next start (for its first request, its ramp-up
+//    slot), or when its reply has been read if that is later; lateness = write start - ready. It
 //    covers input generation, encoding, timer latency and waiting behind a write in flight.
 //  * Scheduling: one steady_timer over a min-heap of (due, user) serves ramp-up and pacing;
 //    with no pacing a user sends straight from its reply handler.

@@ -34,8 +34,9 @@ Trade-Cleanup before the users start and one Data-Maintenance every 60 s.
                               ends (default 0; e.g. 30s, 10m)
   --duration DURATION         measured time from START (all users running) to STOP
                               (default 60s)
-  --pacing SECONDS            delay after each reply before the user's next request
-                              (default 0; e.g. 0.5)
+  --pacing SECONDS            each user's interval from one request's start to the next's
+                              (a reply later than that: the next request at once; default
+                              0: no wait; e.g. 0.5)
   --seed N                    fix the run's seed (users' decks and inputs follow from it) to
                               replay a run (default: from the time of day and the process id,
                               as clause 5.8.2 wants; the seed in use is logged at the start)

@@ -291,6 +291,63 @@ TEST(CustomerEmulator, LogsTheInputVariantOfEveryRequestItSent) {
   std::filesystem::remove(path);
 }
 
+// Pacing is start to start (emulator.h): with replies taking 40 ms and pacing 100 ms, a user's
+// requests start 100 ms apart, not 140 (a delay after each reply); a reply slower than the
+// pacing is followed at once.
+TEST(CustomerEmulator, PacesFromStartToStartWhateverTheResponseTime) {
+  std::atomic<int> slow{40};
+  RunningBh bh(kSizing, CannedObserving([&](const protocol::Message&) {
+                 std::this_thread::sleep_for(std::chrono::milliseconds(slow.load()));
+               }),
+               4);
+  ASSERT_NE(bh.port(), 0);
+  const std::string path = TempLog("pacing");
+  auto o = Options(bh.port(), path);
+  o.users = 2;
+  o.pacing = 100ms;
+  o.duration = 2s;
+  ce::Emulator emulator(o);
+  std::thread slower([&] {
+    std::this_thread::sleep_for(1200ms);
+    slow = 150;  // now slower than the pacing
+  });
+  Status s = RunBounded(emulator, 30s);
+  slower.join();
+  ASSERT_TRUE(s.ok()) << s.message();
+  auto log = ReadMixLog(path);
+  for (const auto& e : log.errors) ADD_FAILURE() << e;
+  std::map<int64_t, std::vector<const cetest::LogRow*>> by_user;
+  for (const auto& r : log.rows) {
+    if (r.user >= 0) by_user[r.user].push_back(&r);
+  }
+  ASSERT_EQ(by_user.size(), 2u);
+  int paced = 0, late = 0;
+  int64_t paced_gaps = 0;
+  for (const auto& [user, rows] : by_user) {
+    for (std::size_t i = 1; i < rows.size(); ++i) {
+      const int64_t gap = rows[i]->start_us - rows[i - 1]->start_us;
+      const int64_t previous_end = rows[i - 1]->start_us + rows[i - 1]->response_us;
+      if (rows[i - 1]->response_us < 90'000) {
+        // Due 100 ms after the last one was due: a start written late (a busy machine's timer)
+        // is followed by a shorter gap, but never by a burst.
+        EXPECT_GE(gap, 30'000) << "user " << user << " row " << i;
+        paced_gaps += gap;
+        ++paced;
+      } else {
+        // Due at once after a reply later than the pacing: no extra 100 ms.
+        EXPECT_LT(rows[i]->start_us - previous_end, 25'000) << "user " << user << " row " << i;
+        ++late;
+      }
+    }
+  }
+  // A delay after each reply would make these 140 ms apart on average.
+  ASSERT_GT(paced, 0);
+  EXPECT_NEAR(static_cast<double>(paced_gaps) / paced, 100'000, 8'000);
+  EXPECT_GE(paced, 12);
+  EXPECT_GE(late, 4);
+  std::filesystem::remove(path);
+}
+
 TEST(CustomerEmulator, ABrokerageHouseDyingMidRunGivesNetErrorRowsAndACleanExit) {
   auto bh = std::make_unique<RunningBh>(kSizing, RunningBh::Canned(), 2);
   ASSERT_NE(bh->port(), 0);
