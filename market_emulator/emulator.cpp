@@ -19,6 +19,7 @@
 #include "common/util/clock.h"
 #include "common/util/latency_histogram.h"
 #include "common/util/mix_log.h"
+#include "common/util/port_file.h"
 #include "common/util/stream_socket.h"
 #include "market_emulator/frame_stream.h"
 #include "market_emulator/trading_floor.h"
@@ -203,7 +204,12 @@ Status MarketEmulator::Impl::Run() {
   port_.store(BoundPort(acceptor_));
   listening_.store(true);
   if (!options_.port_file.empty() && !options_.listen.is_unix()) {
-    std::ofstream(options_.port_file) << port_.load() << "\n";
+    if (Status written = WritePortFile(options_.port_file, port_.load()); !written.ok()) {
+      std::fclose(failed_);
+      failed_ = nullptr;
+      (void)mix_->Close();
+      return written;
+    }
   }
   spdlog::info(
       "listening for Brokerage House orders on {}; delivering to {} over {} connections "
