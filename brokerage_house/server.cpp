@@ -1,10 +1,11 @@
 #include "brokerage_house/server.h"
 
 #include <csignal>
-#include <fstream>
 
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
+
+#include "common/util/port_file.h"
 
 namespace bb::bh {
 
@@ -55,7 +56,10 @@ Status Server::Run() {
                                          : fmt::format("{}:{}", options_.listen.host, port_.load()),
                options_.workers);
   if (!options_.port_file.empty() && !options_.listen.is_unix()) {
-    std::ofstream(options_.port_file) << port_.load() << "\n";
+    if (Status written = WritePortFile(options_.port_file, port_.load()); !written.ok()) {
+      sink_.reset();  // as above: nothing was taken, the I/O loop never ran
+      return written;
+    }
   }
   if (market_) market_->Start();
   signals_.async_wait([this](error_code e, int signal) {

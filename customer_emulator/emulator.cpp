@@ -444,7 +444,9 @@ int Emulator::Impl::LiveConnections() const {
 Status Emulator::Impl::Run() {
   if (Status s = ValidateOptions(options_); !s.ok()) return s;
   const auto& o = options_;
-  auto log = MixLog::Open(o.mix_log);
+  // A mix log that cannot be written (a full disk) ends the run at once: its rows are lost.
+  auto log =
+      MixLog::Open(o.mix_log, [this](const Status& s) { asio::post(io_, [this, s] { Fail(s); }); });
   if (!log.ok()) return log.status();
   log_ = std::move(log).value();
 

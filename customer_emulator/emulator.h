@@ -52,6 +52,8 @@
 //    sending, outstanding replies are awaited for at most `stop_wait`; what is still missing
 //    then is logged with outcome `timeout`; then STOP is marked and the log closed (every row
 //    flushed).
+//  * A mix log that cannot be written (its writer flushes every 100 ms and reports the first
+//    error) ends the run at once with that error: no wait for outstanding replies.
 //
 // Ownership: owns its io_context, sockets, timers and mix log. Thread-safety: Run on one
 // thread, once; Stop from any thread (or a signal).

@@ -19,6 +19,7 @@
 #include "common/util/clock.h"
 #include "common/util/latency_histogram.h"
 #include "common/util/mix_log.h"
+#include "common/util/port_file.h"
 #include "common/util/stream_socket.h"
 #include "market_emulator/frame_stream.h"
 #include "market_emulator/trading_floor.h"
@@ -145,6 +146,7 @@ class MarketEmulator::Impl {
   void MaybeFinish();
   void Finish();
   void Fail(int64_t trade_id, std::string_view code, std::string_view reason);
+  void StopOnError(Status why);
   Status WritePending(const std::string& text);
   void RefreshGauges() {
     stats_.pending.store(static_cast<int64_t>(floor_.pending()), std::memory_order_relaxed);
@@ -169,6 +171,7 @@ class MarketEmulator::Impl {
   std::FILE* failed_ = nullptr;
   int64_t failed_lines_ = 0;
   Status pending_written_;  // of pending-trades.csv, at the end
+  Status failure_;          // a file that could not be written: the run stopped on it
   bool stopping_ = false;
   bool finished_ = false;
   Clock::time_point last_refusal_log_{};
@@ -184,7 +187,9 @@ class MarketEmulator::Impl {
 // Start and stop.
 
 Status MarketEmulator::Impl::Run() {
-  auto mix = MixLog::Open(options_.out_dir + "/" + kMixLogName);
+  auto mix = MixLog::Open(options_.out_dir + "/" + kMixLogName, [this](const Status& s) {
+    asio::post(io_, [this, s] { StopOnError(s); });
+  });
   if (!mix.ok()) return mix.status();
   mix_ = std::move(mix).value();
   const std::string failed_path = options_.out_dir + "/" + kFailedName;
@@ -203,7 +208,12 @@ Status MarketEmulator::Impl::Run() {
   port_.store(BoundPort(acceptor_));
   listening_.store(true);
   if (!options_.port_file.empty() && !options_.listen.is_unix()) {
-    std::ofstream(options_.port_file) << port_.load() << "\n";
+    if (Status written = WritePortFile(options_.port_file, port_.load()); !written.ok()) {
+      std::fclose(failed_);
+      failed_ = nullptr;
+      (void)mix_->Close();
+      return written;
+    }
   }
   spdlog::info(
       "listening for Brokerage House orders on {}; delivering to {} over {} connections "
@@ -229,6 +239,7 @@ Status MarketEmulator::Impl::Run() {
   io_.run();
 
   Status result = mix_->Close();
+  if (!failure_.ok()) result = failure_;  // the error that stopped the run comes first
   if (failed_ != nullptr && std::fclose(failed_) != 0 && result.ok()) {
     result = Status::IoError(fmt::format("{}: {}", failed_path, std::strerror(errno)));
   }
@@ -317,7 +328,26 @@ void MarketEmulator::Impl::Finish() {
 
 void MarketEmulator::Impl::Fail(int64_t trade_id, std::string_view code, std::string_view reason) {
   ++failed_lines_;
-  if (failed_ != nullptr) fmt::print(failed_, "{},{},{}\n", trade_id, code, reason);
+  if (failed_ == nullptr) return;
+  fmt::memory_buffer line;
+  fmt::format_to(std::back_inserter(line), "{},{},{}\n", trade_id, code, reason);
+  // stdio writes the file out a block at a time, so a full disk shows here only then (the mix
+  // log beside it, flushed every 100 ms, sees it first). Posted: our caller may be in the middle
+  // of a delivery that the stop would tear down.
+  if (std::fwrite(line.data(), 1, line.size(), failed_) != line.size()) {
+    Status why = Status::IoError(
+        fmt::format("{}/{}: {}", options_.out_dir, kFailedName, std::strerror(errno)));
+    asio::post(io_, [this, why] { StopOnError(why); });
+  }
+}
+
+// A file that cannot be written ends the run at once, without the drain: what would still be
+// delivered could not be logged. Run returns `why`.
+void MarketEmulator::Impl::StopOnError(Status why) {
+  if (!failure_.ok()) return;
+  failure_ = std::move(why);
+  BeginShutdown();
+  Finish();
 }
 
 // Written whole and renamed into place: the file exists only once the emulator has reached its

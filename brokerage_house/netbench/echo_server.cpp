@@ -2,10 +2,11 @@
 
 #include <array>
 #include <csignal>
-#include <fstream>
 #include <memory>
 
 #include <fmt/format.h>
+
+#include "common/util/port_file.h"
 
 namespace bb::netbench {
 
@@ -62,7 +63,9 @@ Status EchoServer::Run() {
   }
   port_ = acceptor_.local_endpoint().port();
   if (!options_.port_file.empty()) {
-    std::ofstream(options_.port_file) << port_.load() << "\n";
+    if (Status written = WritePortFile(options_.port_file, port_.load()); !written.ok()) {
+      return written;
+    }
   }
   signals_.async_wait([this](error_code e, int) {
     if (!e) io_.stop();

@@ -1,5 +1,6 @@
 #include "common/util/logging.h"
 
+#include <chrono>
 #include <cstdlib>
 #include <vector>
 
@@ -35,7 +36,12 @@ Result<std::shared_ptr<spdlog::logger>> SetUpLogging(const std::string& program,
   auto logger = std::make_shared<spdlog::logger>(program, sinks.begin(), sinks.end());
   logger->set_level(parsed);
   logger->set_pattern("%Y-%m-%d %H:%M:%S.%f %n %l: %v");
+  // A log file must hold what was logged when the program is killed or crashes: warnings and
+  // errors at once, everything else within a second (spdlog's flusher thread, which flushes
+  // every registered logger, the default one included, and is joined at exit).
+  logger->flush_on(spdlog::level::warn);
   spdlog::set_default_logger(logger);
+  if (!file.empty()) spdlog::flush_every(std::chrono::seconds(1));
   return logger;
 }
 

@@ -20,17 +20,20 @@ std::string_view MixLog::OutcomeName(uint8_t outcome) {
   return outcome < kOutcomes.size() ? kOutcomes[outcome] : "unknown";
 }
 
-Result<std::unique_ptr<MixLog>> MixLog::Open(const std::string& path) {
+Result<std::unique_ptr<MixLog>> MixLog::Open(const std::string& path, ErrorHandler on_error) {
   std::FILE* f = std::fopen(path.c_str(), "w");
   if (f == nullptr) {
     return Status::IoError(fmt::format("mix log '{}': {}", path, std::strerror(errno)));
   }
   fmt::print(f, "{}\n{}\n", kHeader, kColumns);
-  return std::unique_ptr<MixLog>(new MixLog(f, path));
+  return std::unique_ptr<MixLog>(new MixLog(f, path, std::move(on_error)));
 }
 
-MixLog::MixLog(std::FILE* file, std::string path)
-    : file_(file), path_(std::move(path)), writer_([this] { Write(); }) {}
+MixLog::MixLog(std::FILE* file, std::string path, ErrorHandler on_error)
+    : file_(file),
+      path_(std::move(path)),
+      on_error_(std::move(on_error)),
+      writer_([this] { Write(); }) {}
 
 MixLog::~MixLog() { (void)Close(); }
 
@@ -52,7 +55,7 @@ int64_t MixLog::rows_written() const {
   return written_;
 }
 
-void MixLog::WriteBatch(const std::vector<MixRow>& batch, std::string& text) {
+Status MixLog::WriteBatch(const std::vector<MixRow>& batch, std::string& text) {
   text.clear();
   for (const MixRow& r : batch) {
     const bool marker = std::strlen(r.code) > 2;  // START, STOP; codes have two letters
@@ -64,17 +67,20 @@ void MixLog::WriteBatch(const std::vector<MixRow>& batch, std::string& text) {
                      r.wait_us, r.inputs);
     }
   }
+  // The flush costs nothing when stdio holds nothing, else one write(2) per wake-up.
   const bool failed =
-      !text.empty() && std::fwrite(text.data(), 1, text.size(), file_) != text.size();
+      (!text.empty() && std::fwrite(text.data(), 1, text.size(), file_) != text.size()) ||
+      std::fflush(file_) != 0;
+  const int error = errno;
   std::lock_guard lock(mutex_);
-  if (failed && status_.ok()) {
-    status_ = Status::IoError(fmt::format("mix log '{}': {}", path_, std::strerror(errno)));
-  }
   written_ += static_cast<int64_t>(batch.size());
+  if (!failed || !status_.ok()) return Status::Ok();
+  status_ = Status::IoError(fmt::format("mix log '{}': {}", path_, std::strerror(error)));
+  return status_;
 }
 
 // Every 100 ms (or at close) takes what is queued and formats it into the file, outside the
-// lock, so Append costs a push_back.
+// lock, so Append costs a push_back; tells the owner of the first write error.
 void MixLog::Write() {
   std::vector<MixRow> batch;
   std::string text;
@@ -86,7 +92,7 @@ void MixLog::Write() {
       batch.swap(pending_);
       last = closing_;
     }
-    WriteBatch(batch, text);
+    if (Status failed = WriteBatch(batch, text); !failed.ok() && on_error_) on_error_(failed);
     batch.clear();
     if (last) return;
   }
@@ -107,12 +113,11 @@ Status MixLog::Close() {
     rest.swap(pending_);
   }
   std::string text;
-  WriteBatch(rest, text);
+  (void)WriteBatch(rest, text);  // an error is kept in status_, returned below
   std::lock_guard lock(mutex_);
-  if (std::fflush(file_) != 0 && status_.ok()) {
+  if (std::fclose(file_) != 0 && status_.ok()) {
     status_ = Status::IoError(fmt::format("mix log '{}': {}", path_, std::strerror(errno)));
   }
-  std::fclose(file_);
   file_ = nullptr;
   return status_;
 }

@@ -3,6 +3,11 @@
 // never waits on the disk. The format is versioned by its first line and documented in
 // postprocess/MIXLOG.md; the post-processor reads nothing else.
 //
+// The writer wakes every 100 ms, writes what is queued and flushes it: a killed program loses
+// at most the last 100 ms of rows, and a write error (a full disk) is seen there, not at the
+// end of the run. The first error goes to the owner's `on_error` at once, so that it can stop
+// the run; the rows are checked per flush, never per row.
+//
 // Ownership: owns its file and writer thread. Thread-safety: Append and Mark from any thread;
 // Close (or the destructor) once, after the last Append.
 #pragma once
@@ -10,6 +15,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <cstdio>
+#include <functional>
 #include <mutex>
 #include <string>
 #include <string_view>
@@ -52,8 +58,12 @@ class MixLog {
   static constexpr std::string_view kColumns =
       "start_us,code,spec_status,outcome,response_us,retries,user,wait_us,inputs";
 
-  // Creates (truncates) the file and writes the header; starts the writer thread.
-  static Result<std::unique_ptr<MixLog>> Open(const std::string& path);
+  // Called on the writer thread, once, with the first write error ("mix log 'PATH': REASON");
+  // it must not block (post to the owner's own thread).
+  using ErrorHandler = std::function<void(const Status&)>;
+
+  // Creates (truncates) the file and queues the header; starts the writer thread.
+  static Result<std::unique_ptr<MixLog>> Open(const std::string& path, ErrorHandler on_error = {});
   ~MixLog();
   MixLog(const MixLog&) = delete;
   MixLog& operator=(const MixLog&) = delete;
@@ -71,12 +81,14 @@ class MixLog {
   static std::string_view OutcomeName(uint8_t outcome);
 
  private:
-  explicit MixLog(std::FILE* file, std::string path);
+  MixLog(std::FILE* file, std::string path, ErrorHandler on_error);
   void Write();
-  void WriteBatch(const std::vector<MixRow>& batch, std::string& text);
+  // Writes and flushes; the error if this call met the log's first one, else Ok.
+  Status WriteBatch(const std::vector<MixRow>& batch, std::string& text);
 
   std::FILE* file_;
   std::string path_;
+  ErrorHandler on_error_;
   mutable std::mutex mutex_;
   std::condition_variable wake_;
   std::vector<MixRow> pending_;  // filled by Append, swapped out by the writer

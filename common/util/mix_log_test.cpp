@@ -1,7 +1,10 @@
 #include "common/util/mix_log.h"
 
+#include <chrono>
+#include <condition_variable>
 #include <filesystem>
 #include <fstream>
+#include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
@@ -78,6 +81,55 @@ TEST(MixLog, InputsLongerThanTheRowHoldsAreCut) {
   EXPECT_EQ(std::string(row.inputs), long_text.substr(0, sizeof row.inputs - 1));
   row.SetInputs("");
   EXPECT_STREQ(row.inputs, "");
+}
+
+// The writer flushes every wake-up (100 ms): rows are on disk while the log is open, so a
+// killed emulator leaves them behind.
+TEST(MixLog, RowsReachTheFileWhileItIsOpen) {
+  auto path = (std::filesystem::temp_directory_path() / ("mixlog-open." + std::to_string(getpid())))
+                  .string();
+  auto log = MixLog::Open(path);
+  ASSERT_TRUE(log.ok()) << log.status().message();
+  MixRow row;
+  row.SetCode("TS");
+  (*log)->Append(row);
+  std::vector<std::string> lines;
+  for (int i = 0; i < 100 && lines.size() < 3; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    lines = Lines(path);
+  }
+  ASSERT_EQ(lines.size(), 3u) << "the row is not in the file 2 s after Append";
+  EXPECT_EQ(lines[2], "0,TS,0,ok,0,0,0,0,");
+  ASSERT_TRUE((*log)->Close().ok());
+  std::filesystem::remove(path);
+}
+
+// A full disk is seen on the writer's next flush, not at Close: the owner hears of it once.
+TEST(MixLog, AWriteErrorReachesTheOwnerAtOnceAndOnce) {
+  std::mutex mutex;
+  std::condition_variable called;
+  std::vector<std::string> errors;
+  auto log = MixLog::Open("/dev/full", [&](const Status& s) {
+    std::lock_guard lock(mutex);
+    errors.push_back(s.message());
+    called.notify_one();
+  });
+  ASSERT_TRUE(log.ok()) << log.status().message();
+  MixRow row;
+  row.SetCode("TO");
+  (*log)->Append(row);
+  {
+    std::unique_lock lock(mutex);
+    ASSERT_TRUE(called.wait_for(lock, std::chrono::seconds(2), [&] { return !errors.empty(); }))
+        << "no error 2 s after the first row";
+  }
+  (*log)->Append(row);
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));  // three more flushes
+  Status closed = (*log)->Close();
+  std::lock_guard lock(mutex);
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_EQ(errors[0], "mix log '/dev/full': No space left on device");
+  EXPECT_EQ(closed.message(), errors[0]);
 }
 
 TEST(MixLog, AnUnwritablePathIsAClearError) {
