@@ -5,6 +5,7 @@ use FindBin;
 use lib "$FindBin::RealBin/../lib", "$FindBin::RealBin/lib";
 use Test::More;
 use BBTest qw(row marker write_log write_file write_conf tmpdir valid_run analyze_dir T0 DECK);
+use BrokerBench::Report ();
 
 my $S = 1_000_000;
 
@@ -39,17 +40,19 @@ subtest 'a valid run' => sub {
 subtest 'percentiles, average and maximum of known response times' => sub {
   my $d = tmpdir();
   write_conf($d, customers => 1000, scale_factor => 500);
-  # Ten Trade-Status response times 0.1 .. 1.0 s: p90 = 0.9 (9th of 10), average 0.55, max 1.0.
+  # 100 Trade-Status response times 10, 20, ..., 1000 ms: each percentile a different row.
   write_log("$d/ce/h/mix-ce-1.csv", marker(T0, 'START'),
-            (map { row(T0 + $_ * $S, 'TS', 'ok', $_ * 100_000) } 1 .. 10),
-            row(T0 + 20 * $S, 'TS', 'timeout', 9_000_000),      # an error: not in the times
+            (map { row(T0 + $_ * $S / 2, 'TS', 'ok', $_ * 10_000) } 1 .. 100),
+            row(T0 + 2 * $S, 'TS', 'timeout', 9_000_000),      # an error: not in the times
             marker(T0 + 60 * $S, 'STOP'));
   write_log("$d/mee/h/mix-mee.csv", row(T0 + $S, 'TR', 'ok', 10_000));
   my $ts = analyze_dir($d)->{transactions}{TS};
-  is($ts->{count}, 10, 'ten valid');
-  is($ts->{p90_s}, 0.9, 'p90 0.9 s (nearest rank)');
-  cmp_ok(abs($ts->{avg_s} - 0.55), '<', 1e-12, 'average 0.55 s');
-  is($ts->{max_s}, 1.0, 'max 1.0 s: the timeout is not a valid response time');
+  is($ts->{count}, 100, 'a hundred valid');
+  my %want = (min => 10, p50 => 500, p90 => 900, p95 => 950, p99 => 990,
+              max => 1000);  # the timeout is not a valid response time
+  is($ts->{"response_time_${_}_ms"}, $want{$_}, "$_ $want{$_} ms (nearest rank)") for sort keys %want;
+  cmp_ok(abs($ts->{response_time_avg_ms} - 505), '<', 1e-9, 'average 505 ms');
+  is($ts->{response_time_limit_ms}, 1000, 'the limit of Trade-Status, 1 s (clause 6.5.1)');
   is($ts->{errors}, 1, 'the timeout is an error');
 };
 
@@ -136,7 +139,12 @@ subtest 'response-time limits' => sub {
   is(scalar @rt, 1, 'one type over its limit');
   is($rt[0]{text}, 'Trade-Status: 90th percentile 1.500 s and average 1.500 s over the 1 s limit',
      'the reason names the figures');
-  is($r->{transactions}{TS}{rt_ok}, 0, 'TS flagged');
+  is($r->{transactions}{TS}{response_time_ok}, 0, 'TS flagged');
+  like(BrokerBench::Report::transactions_text($r),
+       qr/^  Trade-Status\s+TS\s+190\s+1500\.0\s+1500\.0\*\s+1500\.0\s+1500\.0\*\s+1500\.0\s+1500\.0\s+1500\.0\s+1000$/m,
+       'the table marks the judged figures, average and p90, in milliseconds');
+  like(BrokerBench::Report::transactions_text($r), qr/^  Trade-Order\s+TO\s+101(?:\s+1500\.0 ){7}\s+2000$/m,
+       'and not those of a type within its limit');
 };
 
 subtest 'errors are never roll-backs' => sub {

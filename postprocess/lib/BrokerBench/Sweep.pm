@@ -38,7 +38,8 @@ sub sweep_report {
       my $j = eval { JSON::PP->new->decode(scalar <$jf>) };
       if ($j) {
         $run->{trtps}   = $j->{trtps}{measured};
-        $run->{p90_s}   = $j->{transactions}{TR}{p90_s};
+        $run->{p90_s}   = $j->{transactions}{TR}{response_time_p90_ms} / 1000
+          if defined $j->{transactions}{TR}{response_time_p90_ms};
         $run->{verdict} = $j->{verdict}{text};
         $run->{reasons} = scalar @{ $j->{verdict}{reasons} // [] };
       } else {
