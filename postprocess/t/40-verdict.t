@@ -61,21 +61,21 @@ subtest 'TRTPS: 85 %, rounding down, 101 %, 70 %, 103 %' => sub {
   valid_run($d, scale_factor => 425);   # nominal 1000/425 = 2.3529; measured 2.00 = 85 %
   my $r = analyze_dir($d);
   is($r->{trtps}{status}, 'measured', '85 %: the measured figure is reported');
-  is($r->{trtps}{reported}, 2, 'reported 2.00');
+  is($r->{trtps}{reported_tpse}, 2, 'reported 2.00');
   is($r->{trtps}{headline}, 'TRTPS: 2.00 (nominal 2.35, 85.0 %)', 'headline at 85 %');
   ok(!reasons_of($r, 'throughput'), 'no throughput reason');
 
   $d = tmpdir();
   valid_run($d, mi_s => 51.3);          # 100 / 51.3 = 1.9493 -> 1.94, not 1.95
   $r = analyze_dir($d);
-  is($r->{trtps}{reported}, 1.94, 'rounded down to 1.94');
+  is($r->{trtps}{reported_tpse}, 1.94, 'rounded down to 1.94');
   is($r->{trtps}{headline}, 'TRTPS: 1.94 (nominal 2.00, 97.5 %)', 'headline shows the truncated figure');
 
   $d = tmpdir();
   valid_run($d, scale_factor => 505);   # nominal 1.9802; measured 2.00 = 101 %
   $r = analyze_dir($d);
   is($r->{trtps}{status}, 'nominal', '101 %: the nominal is reported');
-  cmp_ok(abs($r->{trtps}{reported} - 1000 / 505), '<', 1e-12, 'reported = nominal');
+  cmp_ok(abs($r->{trtps}{reported_tpse} - 1000 / 505), '<', 1e-12, 'reported = nominal');
   like($r->{trtps}{headline}, qr/\ATRTPS: 1\.98 \(nominal 1\.98, 101\.0 %/, 'headline at 101 %');
   ok(!reasons_of($r, 'throughput'), 'no throughput reason');
 
@@ -83,7 +83,7 @@ subtest 'TRTPS: 85 %, rounding down, 101 %, 70 %, 103 %' => sub {
   valid_run($d, scale_factor => 350);   # nominal 2.857; measured 2.00 = 70 %
   $r = analyze_dir($d);
   is($r->{trtps}{status}, 'out of range', '70 %: out of range');
-  is($r->{trtps}{reported}, undef, 'nothing reported');
+  is($r->{trtps}{reported_tpse}, undef, 'nothing reported');
   like($r->{trtps}{headline}, qr/\ATRTPS: 2\.00 \(nominal 2\.86, 70\.0 %; outside 80-102 %/,
        'the measured figure is still printed');
   my ($why) = reasons_of($r, 'throughput');
@@ -187,7 +187,7 @@ subtest 'Trade-Order roll-back share' => sub {
   ok($rb, 'a roll-back reason');
   like($rb->{text}, qr/\A10 of 101 Trade-Orders rolled back \(9\.901 %\), outside 0\.000-3\.945 % \(scaled for a short run: the MI \(50 s\) is shorter than the 2 hours of clause 6\.6\.1, so clause 6\.4\.1's 0\.940-1\.040 % is widened to its middle 0\.990 % \+- max\(its half-width 0\.050 %, 3 binomial standard deviations = 2\.955 % at 101 Trade-Orders\)\)\z/,
        'with the figures, the band and its rule');
-  is($r->{rollbacks}{scaled}, 1, 'scaled');
+  is($r->{trade_order_rollbacks}{scaled}, 1, 'scaled');
   $d = tmpdir();
   valid_run($d, rollbacks => 0);
   ok(!reasons_of(analyze_dir($d), 'Trade-Order roll-backs'), 'none of 101 is inside the scaled band');
@@ -207,14 +207,14 @@ subtest 'Trade-Order roll-back share' => sub {
   is($r->{verdict}{text}, 'INVALID', '1.3 % over 2 hours: INVALID');
   is($rb->{text}, '13 of 1000 Trade-Orders rolled back (1.300 %), outside 0.940-1.040 % (clause '
                   . '6.4.1, as written)', 'for its roll-backs, outside the range as written');
-  is_deeply($r->{rollbacks}{band_pct}, [0.94, 1.04], 'the band is the spec\'s');
-  is($r->{rollbacks}{scaled}, 0, 'not scaled');
+  is_deeply($r->{trade_order_rollbacks}{band_pct}, [0.94, 1.04], 'the band is the spec\'s');
+  is($r->{trade_order_rollbacks}{scaled}, 0, 'not scaled');
   $d = tmpdir();
   valid_run($d, %two_hours, extra_ce => $orders->(10, 899));   # 10 of 1010 = 0.990 %
   $r = analyze_dir($d);
   is($r->{transactions}{TO}{rollbacks}, 10, '10 roll-backs');
   ok(!reasons_of($r, 'Trade-Order roll-backs'), '0.99 % over 2 hours: no roll-back reason')
-    or diag explain $r->{rollbacks};
+    or diag explain $r->{trade_order_rollbacks};
   $d = tmpdir();
   valid_run($d, %two_hours);                                    # 0 of 101
   ok(reasons_of(analyze_dir($d), 'Trade-Order roll-backs'), 'none of 101 over 2 hours is outside');

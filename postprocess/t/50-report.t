@@ -104,7 +104,8 @@ subtest 'the headline and the outputs' => sub {
 my $j = read_json("$d/results.json");
 subtest 'results.json' => sub {
   is($j->{verdict}{text}, 'INVALID', 'verdict');
-  is($j->{trtps}{measured}, 2, 'measured TRTPS');
+  is($j->{trtps}{measured_tpse}, 2, 'measured TRTPS');
+  is($j->{trtps}{trade_results_in_mi}, 100, 'of 100 Trade-Results');
   is($j->{problems}[0]{file}, 'ce/hostA/mix-ce-1001.csv', 'problem file');
   is($j->{problems}[0]{line}, 41, 'problem line');
   # Every data row of the input (all lines minus the markers; the corrupt line is not a row).
@@ -120,6 +121,13 @@ subtest 'results.json' => sub {
   is($j->{settings}{customers}, 1000, 'settings');
   is($j->{mi}{seconds}, 50, 'MI length');
   ok(!exists $j->{_series}, 'no internal keys');
+  ok(!exists $j->{reasons} && !exists $j->{notes}, 'the reasons and notes only in the verdict');
+  is(scalar @{ $j->{verdict}{reasons} }, 1, 'which has them');
+  is($j->{format}, 'brokerbench results v2', 'the format: figures named with their units');
+  my $raw = slurp("$d/results.json");
+  like($raw, qr/"measured_tpse" : 2,\n/, 'TRTPS measured as a plain number');
+  like($raw, qr/"reported_tpse" : 2,\n/, 'and reported');
+  is($j->{transactions}{TR}{response_time_p90_ms}, 20, 'a response time in ms');
 };
 
 subtest 'database, system and market emulator sections' => sub {
@@ -148,7 +156,10 @@ subtest 'database, system and market emulator sections' => sub {
   like($flat, qr/Pending at the end: 3 \(limit orders whose trigger price was not reached: 2; orders within their completion delay \(at most 5 s\): 1\)/,
        'pending at the end, by state, limit orders first');
   like($flat, qr/Failed trades: 3, by reason:/, 'failed trades apart');
-  is($j->{mee}{wait}{TR}{n}, 100, 'wait over the 100 Trade-Results of the MI');
+  is($j->{mee}{wait}{TR}{rows_in_mi}, 100, 'wait over the 100 Trade-Results of the MI');
+  # valid_run's Trade-Results in the MI wait 1000 + i us for the i-th row of 1000 (TR every
+  # tenth or so): the median of their waits lies within a row's gap of the middle.
+  cmp_ok(abs($j->{mee}{wait}{TR}{wait_p50_ms} - 1.5), '<', 0.05, 'the median wait in ms');
 };
 
 subtest 'plots' => sub {

@@ -98,6 +98,9 @@ sub analyze {
   $dir =~ s{/+\z}{} unless $dir eq '/';
 
   my $r = {
+    # results.json's format. v2: each figure is named with what it is and its unit
+    # (response_time_p90_ms, wait_p90_ms, measured_tpse, ...); reasons and notes are in the
+    # verdict only.
     format            => 'brokerbench results v2',
     results_dir       => $dir,
     generated_utc     => strftime('%Y-%m-%d %H:%M:%S UTC', gmtime),
@@ -595,11 +598,12 @@ sub cdf_points {
 sub throughput {
   my ($r) = @_;
   my $s   = $r->{settings};
-  my $tp  = { measured => undef, nominal => undef, pct => undef, reported => undef,
-              status => 'n/a', trade_results => $r->{transactions}{TR}{count} };
+  my $tp  = { measured_tpse => undef, nominal_tpse => undef, measured_pct_of_nominal => undef,
+              reported_tpse => undef, status => 'n/a',
+              trade_results_in_mi => $r->{transactions}{TR}{count} };
   $r->{trtps} = $tp;
   if (is_number($s->{customers}) && is_number($s->{scale_factor}) && $s->{scale_factor} > 0) {
-    $tp->{nominal} = $s->{customers} / $s->{scale_factor};
+    $tp->{nominal_tpse} = $s->{customers} / $s->{scale_factor};
   }
   my $have_mee = grep { $_->{role} eq 'mee' && !$_->{refused} } @{ $r->{inputs}{files} };
   if (!mi_ok($r)) {
@@ -612,9 +616,9 @@ sub throughput {
     add_reason($r, 'throughput', '6.6.8', "the throughput cannot be measured: $tp->{why}");
     return;
   }
-  $tp->{measured} = $tp->{trade_results} / $r->{mi}{seconds};
-  my $m2 = sprintf('%.2f', floor2($tp->{measured}));
-  unless (defined $tp->{nominal} && $tp->{nominal} > 0) {
+  $tp->{measured_tpse} = $tp->{trade_results_in_mi} / $r->{mi}{seconds};
+  my $m2 = sprintf('%.2f', floor2($tp->{measured_tpse}));
+  unless (defined $tp->{nominal_tpse} && $tp->{nominal_tpse} > 0) {
     $tp->{why} = 'nominal unknown: run.conf lacks customers or scale_factor';
     $tp->{headline} = "TRTPS: n/a ($tp->{why}; measured $m2)";
     add_reason($r, 'throughput', '6.7',
@@ -622,18 +626,18 @@ sub throughput {
                . "(customers / scale_factor); measured $m2 tpsE");
     return;
   }
-  my $ratio = $tp->{measured} / $tp->{nominal};
-  $tp->{pct} = 100 * $ratio;
-  my $n2 = sprintf('%.2f', $tp->{nominal});
-  my $p1 = sprintf('%.1f', $tp->{pct});
+  my $ratio = $tp->{measured_tpse} / $tp->{nominal_tpse};
+  $tp->{measured_pct_of_nominal} = 100 * $ratio;
+  my $n2 = sprintf('%.2f', $tp->{nominal_tpse});
+  my $p1 = sprintf('%.1f', $tp->{measured_pct_of_nominal});
   if ($ratio >= $TRTPS_LOW && $ratio <= 1) {
-    $tp->{reported} = floor2($tp->{measured});
+    $tp->{reported_tpse} = floor2($tp->{measured_tpse});
     $tp->{status}   = 'measured';
     $tp->{headline} = "TRTPS: $m2 (nominal $n2, $p1 %)";
   } elsif ($ratio > 1 && $ratio <= $TRTPS_HIGH) {
-    $tp->{reported} = $tp->{nominal};
+    $tp->{reported_tpse} = $tp->{nominal_tpse};
     $tp->{status}   = 'nominal';
-    $tp->{headline} = sprintf('TRTPS: %.2f (nominal %s, %s %%; measured %s)', $tp->{nominal},
+    $tp->{headline} = sprintf('TRTPS: %.2f (nominal %s, %s %%; measured %s)', $tp->{nominal_tpse},
                               $n2, $p1, $m2);
   } else {
     $tp->{status}   = 'out of range';
@@ -682,13 +686,13 @@ sub steadiness {
   my $st = { checks => [] };
   $r->{steadiness} = $st;
   my $tp = $r->{trtps};
-  unless (mi_ok($r) && defined $tp->{measured} && $tp->{measured} > 0) {
+  unless (mi_ok($r) && defined $tp->{measured_tpse} && $tp->{measured_tpse} > 0) {
     $st->{skipped} = 'no measured throughput';
     return;
   }
-  my $ref = defined $tp->{reported} ? $tp->{reported} : $tp->{measured};
+  my $ref = defined $tp->{reported_tpse} ? $tp->{reported_tpse} : $tp->{measured_tpse};
   $st->{reference_tpse} = $ref;
-  $st->{reference} = defined $tp->{reported} ? 'reported throughput'
+  $st->{reference} = defined $tp->{reported_tpse} ? 'reported throughput'
                                              : 'measured throughput (none is reportable)';
   my ($t0, $t1) = ($r->{mi}{start_us}, $r->{mi}{end_us});
   my $mi_len = $r->{mi}{seconds};
@@ -979,7 +983,7 @@ sub rollback_check {
   my ($lo, $hi) = @TO_ROLLBACK_RANGE;
   my $rb = { expected_pct => 100 * $TO_ROLLBACK_P, count => $k, trade_orders => $n,
              spec_range_pct => [$lo, $hi] };
-  $r->{rollbacks} = $rb;
+  $r->{trade_order_rollbacks} = $rb;
   unless ($n) {
     $rb->{skipped} = 'no valid Trade-Order in the MI';
     return;
@@ -1243,7 +1247,7 @@ sub database_trade_count {
     add_note($r, 'metric in the database', "not checked: $x->{skipped}");
     return;
   }
-  my $driver = $r->{trtps}{trade_results};
+  my $driver = $r->{trtps}{trade_results_in_mi};
   unless (mi_ok($r) && defined $driver) {
     $x->{skipped} = 'no measurement interval or no Trade-Result count';
     return;
@@ -1482,9 +1486,10 @@ sub market_emulator {
       push @{ $bucket{ int(($S->[$i] - $base) / $bw) } }, $W->[$i] if defined $base;
     }
     my $sum = summary(\@in);
-    $mee->{wait}{$code} = { n => $sum->{n}, map { ("${_}_s" => defined $sum->{$_}
-                                                   ? $sum->{$_} / $US : undef) }
-                                           qw(p50 p90 max mean) };
+    $mee->{wait}{$code} = { rows_in_mi => $sum->{n},
+                            wait_avg_ms => (defined $sum->{mean} ? $sum->{mean} / 1000 : undef),
+                            map { ("wait_${_}_ms" => defined $sum->{$_} ? $sum->{$_} / 1000 : undef) }
+                            qw(p50 p90 max) };
     $r->{_series}{wait}{$code} = \%bucket;
   }
   end_of_run_trades($r, $mee);

@@ -248,7 +248,7 @@ sub plot_trtps {
   return { status => 'skipped', note => 'the run is shorter than half a bucket' } unless @curves;
   my $gp = gp_head($ctx, $name, 'Trade-Result throughput (TRTPS)') . gp_time_axis($ctx)
     . "set ylabel 'Trade-Results per second'\nset yrange [0:*]\n";
-  my $nom = $r->{trtps}{nominal};
+  my $nom = $r->{trtps}{nominal_tpse};
   if (defined $nom) {
     push @curves, "$nom with lines dt 2 lc rgb '#207020' title 'nominal ($nom)'",
                   0.8 * $nom . " with lines dt 3 lc rgb '#c03030' title '80 % of nominal'";

@@ -198,15 +198,15 @@ sub throughput_section {
   my $tp = $r->{trtps};
   my $s  = $r->{settings};
   my @kv = (['Headline', $tp->{headline}]);
-  if (defined $tp->{measured}) {
+  if (defined $tp->{measured_tpse}) {
     push @kv, ['Measured', sprintf('%d valid Trade-Results completed in the MI of %.1f s = %.4f tpsE',
-                                   $tp->{trade_results}, $r->{mi}{seconds}, $tp->{measured})];
+                                   $tp->{trade_results_in_mi}, $r->{mi}{seconds}, $tp->{measured_tpse})];
   }
-  push @kv, ['Nominal', defined $tp->{nominal}
+  push @kv, ['Nominal', defined $tp->{nominal_tpse}
                ? sprintf('customers %s / scale_factor %s = %.2f tpsE', $s->{customers},
-                         $s->{scale_factor}, $tp->{nominal})
+                         $s->{scale_factor}, $tp->{nominal_tpse})
                : 'unknown (run.conf lacks customers or scale_factor)'];
-  push @kv, ['Measured / nominal', sprintf('%.1f %%', $tp->{pct})] if defined $tp->{pct};
+  push @kv, ['Measured / nominal', sprintf('%.1f %%', $tp->{measured_pct_of_nominal})] if defined $tp->{measured_pct_of_nominal};
   my $x = $r->{db_trade_count};
   push @kv, ['In the database', $x->{checked}
                ? sprintf('%d trades completed in the MI (T_DTS of their CMPT trade history '
@@ -222,7 +222,7 @@ sub throughput_section {
               'out of range' => 'none: the measured throughput is outside 80-102 % of nominal, '
                                 . 'so the run is invalid',
               'n/a' => 'none: ' . ($tp->{why} // 'not computed'));
-  push @kv, ['Reported', (defined $tp->{reported} ? sprintf('%.2f tpsE, ', $tp->{reported}) : '')
+  push @kv, ['Reported', (defined $tp->{reported_tpse} ? sprintf('%.2f tpsE, ', $tp->{reported_tpse}) : '')
                          . $said{ $tp->{status} }];
   return { id => 'throughput', title => 'Throughput (TRTPS)', blocks => [
     { t => 'kv', rows => \@kv },
@@ -287,8 +287,8 @@ sub checks_rows {
   $row->('run time range', 'MIXLOG.md', 'known; every row and marker inside it');
   $row->('markers', 'MIXLOG.md', 'every customer emulator log has START and STOP');
   $row->('measurement interval', '6.6', 'START before STOP');
-  $row->('throughput', '6.7', sprintf('%.1f %% of nominal', $r->{trtps}{pct} // 0),
-         defined $r->{trtps}{pct} ? undef : 'no throughput');
+  $row->('throughput', '6.7', sprintf('%.1f %% of nominal', $r->{trtps}{measured_pct_of_nominal} // 0),
+         defined $r->{trtps}{measured_pct_of_nominal} ? undef : 'no throughput');
   $row->('mix', '6.3.1', 'all ten types inside their required ranges', $mi_ok ? undef : 'no MI');
   $row->('response time', '6.5.1', '90th percentile and average of each type within its limit',
          $mi_ok ? undef : 'no MI');
@@ -300,7 +300,7 @@ sub checks_rows {
          sprintf('%d variants inside their %s', scalar @judged,
                  $iv->{scaled} ? 'ranges (scaled for a short run)' : 'required ranges'),
          $iv->{skipped});
-  my $rb = $r->{rollbacks};
+  my $rb = $r->{trade_order_rollbacks};
   $row->('Trade-Order roll-backs', '6.4.1',
          sprintf('%.3f %% of %d, inside %s%.3f-%.3f %%', $rb->{pct} // 0, $rb->{trade_orders},
                  $rb->{scaled} ? 'the scaled ' : '', @{ $rb->{band_pct} // [0, 0] }),
@@ -346,8 +346,8 @@ sub verdict_section {
                   align => [qw(l l l l)], rows => checks_rows($r) };
   push @blocks, { t => 'p', text => "Steady throughput: $r->{steadiness}{text}" }
     if $r->{steadiness}{text};
-  push @blocks, { t => 'p', text => "Trade-Order roll-backs: accepted band $r->{rollbacks}{band_text}." }
-    if $r->{rollbacks}{band_text};
+  push @blocks, { t => 'p', text => "Trade-Order roll-backs: accepted band $r->{trade_order_rollbacks}{band_text}." }
+    if $r->{trade_order_rollbacks}{band_text};
   if (@{ $v->{notes} }) {
     push @blocks, { t => 'p', text => 'Notes (not reasons):' };
     push @blocks, { t => 'list', items => [map { "[$_->{rule}] $_->{text}" } @{ $v->{notes} }] };
@@ -545,8 +545,8 @@ sub mee_section {
   my $m = $r->{mee};
   my @rows = map {
     my $w = $m->{wait}{$_};
-    [$NAME{$_}, $w->{n}, map { defined $w->{$_} ? sprintf('%.3f', 1000 * $w->{$_}) : '-' }
-                         qw(p50_s p90_s max_s)]
+    [$NAME{$_}, $w->{rows_in_mi},
+     map { my $ms = $w->{"wait_${_}_ms"}; defined $ms ? sprintf('%.3f', $ms) : '-' } qw(p50 p90 max)]
   } qw(TR MF);
   my @blocks = (
     { t => 'table', head => ['Delivery', 'Rows in MI', 'wait median (ms)', 'wait p90 (ms)',
@@ -869,7 +869,8 @@ sub html_plot {
 # json_data($result, $plots) -> the plain data of results.json (no internal keys).
 sub json_data {
   my ($r, $plots) = @_;
-  my %d = map { $_ => $r->{$_} } grep { !/\A_/ } keys %$r;
+  # The verdict holds the reasons and notes: not twice.
+  my %d = map { $_ => $r->{$_} } grep { !/\A_/ && !/\A(?:reasons|notes)\z/ } keys %$r;
   $d{plots} = $plots if $plots;
   $d{headline} = { trtps => $r->{trtps}{headline}, verdict => $r->{verdict}{headline},
                    warnings => [$r->{cpu}{warning} ? $r->{cpu}{warning} : ()] };

@@ -37,7 +37,7 @@ sub sweep_report {
       local $/;
       my $j = eval { JSON::PP->new->decode(scalar <$jf>) };
       if ($j) {
-        $run->{trtps}   = $j->{trtps}{measured};
+        $run->{trtps}   = $j->{trtps}{measured_tpse};
         $run->{p90_s}   = $j->{transactions}{TR}{response_time_p90_ms} / 1000
           if defined $j->{transactions}{TR}{response_time_p90_ms};
         $run->{verdict} = $j->{verdict}{text};
