@@ -718,7 +718,7 @@ sub steadiness {
     my $c = { label => $label, window_s => $w, slide_s => $sl, tolerance => $tol0,
               spec_window_s => $w0, spec_slide_s => $s0, spec_tolerance => $tol0,
               expected_per_window => $exp, sd => sqrt($D / $exp), windows => 0, outside => 0,
-              worst => undef };
+              failed_windows => [], worst => undef };
     push @{ $st->{checks} }, $c;
     if ($w > $mi_len + 1e-9) {
       $c->{skipped} = sprintf('the MI (%s) is shorter than one window (%s)', fmt_s($mi_len),
@@ -749,7 +749,13 @@ sub steadiness {
       my ($at, $n) = @$wc;
       my $rate = $n / $c->{window_s};
       my $dev  = $rate / $ref - 1;
-      $c->{outside}++ if abs($dev) > $c->{tolerance} + 1e-12;
+      if (abs($dev) > $c->{tolerance} + 1e-12) {
+        $c->{outside}++;
+        # For the TRTPS plot, which marks them.
+        push @{ $c->{failed_windows} }, { start_s => ($at - $t0) / $US,
+                                          end_s => ($at - $t0) / $US + $c->{window_s},
+                                          tpse => $rate };
+      }
       if (!$c->{worst} || abs($dev) > abs($c->{worst}{deviation})) {
         $c->{worst} = { start_s => ($at - $t0) / $US, tpse => $rate, deviation => $dev };
       }
