@@ -8,6 +8,7 @@ use Test::More;
 use BBTest qw(row marker write_log write_file tmpdir valid_run run_report read_json analyze_dir T0);
 use BrokerBench::Plots qw(png_ok write_plots);
 use BrokerBench::Report qw(write_reports write_atomic);
+use BrokerBench::Spec ();
 
 my $S = 1_000_000;
 
@@ -171,10 +172,55 @@ subtest 'plots' => sub {
     is($j->{plots}{$p}{status}, 'written', "$p written");
   }
   ok(-s "$d/plots/data/trtps-10s.dat", 'a short run also gets the 10-second TRTPS series');
+  # A panel per transaction type, titled with its code and name, on every per-type plot.
+  for my $p (qw(throughput rt-distribution rt-over-time)) {
+    my $gp = slurp("$d/plots/data/$p.gp");
+    like($gp, qr/^set multiplot layout 5,2 title '[^']+'$/m, "$p: ten panels in two columns");
+    my @panels = $gp =~ /^set title '([A-Z][A-Z] [A-Za-z-]+)'$/mg;
+    is_deeply(\@panels, [map { "$_ $BrokerBench::Spec::NAME{$_}" } @BrokerBench::Spec::MIX_CODES],
+              "$p: one panel per type, titled");
+    my @plots = $gp =~ /^plot /mg;
+    is(scalar @plots, 10, "$p: each with its plot");
+    like($gp, qr/^set xlabel '[^']+\((?:s|min|ms, log scale)\)'$/m, "$p: the x axis with its unit");
+    like($gp, qr/^set ylabel '[^']+'$/m, "$p: the y axis labelled");
+  }
+  like(slurp("$d/plots/data/rt-over-time.gp"), qr/^     2000 with lines dt 2 .*notitle$/m,
+       "rt-over-time: a type's limit (clause 6.5.1) in ms");
+  like(slurp("$d/plots/data/rt-distribution.gp"), qr/^set label 1 'p90 20\.0 ms' at 20, /m,
+       "rt-distribution: the type's 90th percentile marked");
+  # The TRTPS plot marks the MI where it is, the measured figure, the nominal, the 80 % and
+  # 102 % bounds.
+  my $gp = slurp("$d/plots/data/trtps.gp");
+  like($gp, qr/^set object 1 rect from 0\.000, graph 0 to 50\.000, graph 1 /m, 'the MI shaded, 0-50 s');
+  like($gp, qr/^set arrow 1 from 0\.000, graph 0 to 0\.000, graph 1 nohead/m, 'its start marked');
+  like($gp, qr/^set arrow 2 from 50\.000, graph 0 to 50\.000, graph 1 nohead/m, 'its end marked');
+  like($gp, qr/^set label 1 'MI start' at 0\.000, /m, 'and labelled where they are');
+  like($gp, qr/^\$measured << EOD\n0\.000 2\.0000\n50\.000 2\.0000\nEOD$/m, 'the measured TRTPS across the MI');
+  like($gp, qr/^\s+2 with lines .* title 'nominal \(2\)'/m, 'the nominal');
+  like($gp, qr/^\s+2\.0400 with lines .* title '102 % of nominal'/m, '102 % of it');
+  like($gp, qr/^\s+1\.6000 with lines .* title '80 % of nominal'/m, '80 % of it');
+  unlike($gp, qr/failing the steadiness check/, 'no failed window in a steady run');
   # Re-plotting by hand works from plots/data.
   unlink "$d/plots/trtps.png";
   is(system("cd '$d/plots/data' && gnuplot trtps.gp 2>/dev/null"), 0, 'the script re-runs by hand');
   ok(png_ok("$d/plots/trtps.png"), 'and makes the PNG again');
+};
+
+subtest 'the TRTPS plot marks the windows that failed the steadiness check' => sub {
+  my $e = tmpdir();
+  valid_run($e, skew => 1, mi_s => 300);    # every Trade-Result in the first half of the MI
+  is(run_report('--quiet', $e)->{rc}, 0, 'reported');
+  my $st = read_json("$e/results.json")->{steadiness};
+  my @failed = map { @{ $_->{failed_windows} } } @{ $st->{checks} };
+  ok(@failed, 'some windows failed') or return;
+  my $gp = slurp("$e/plots/data/trtps.gp");
+  my ($block) = $gp =~ /^\$failed << EOD\n(.*?)^EOD$/ms;
+  is_deeply([split /\n/, $block // ''],
+            [map { sprintf('%.3f %.3f %.4f', $_->{start_s}, $_->{end_s} - $_->{start_s}, $_->{tpse}) }
+             @failed], 'each failed window: its start, length and rate');
+  like($gp, qr/^\s+\$failed using 1:3:2:\(0\) with vectors nohead .* title '\d+ windows? failing the steadiness check'$/m,
+       'drawn as a bar at its rate, in the key');
+  ok(png_ok("$e/plots/trtps.png"), 'trtps.png written');
 };
 
 subtest 'a plot without data is not written; a failing gnuplot keeps the report' => sub {
