@@ -38,9 +38,13 @@ subtest 'usage and exit codes' => sub {
 my $d = tmpdir();
 my $run = valid_run($d);
 # System samples, one per second over the whole run, on one host.
+my $SYS_HEAD = 'time_us,cpu_user_pct,cpu_system_pct,cpu_iowait_pct,cpu_idle_pct,disk_read_kb_s,'
+               . 'disk_write_kb_s';
+# ... with memory (2 GiB used, 1 GiB cached, 512 MiB free) and network (10 KiB/s in, 20 out).
 write_file("$d/sys/hostA/sysstat.csv",
-  "time_us,cpu_user_pct,cpu_system_pct,cpu_iowait_pct,cpu_idle_pct,disk_read_kb_s,disk_write_kb_s\n"
-  . join('', map { join(',', T0 + $_ * $S, 30, 10, 5, 55, 100, 200) . "\n" } 0 .. 70));
+  "$SYS_HEAD,mem_used_kb,mem_cached_kb,mem_free_kb,net_rx_kb_s,net_tx_kb_s\n"
+  . join('', map { join(',', T0 + $_ * $S, 30, 10, 5, 55, 100, 200, 2097152, 1048576, 524288, 10,
+                        20) . "\n" } 0 .. 70));
 # Database snapshots: 1000 blocks read, 9000 hit, 100 written.
 write_file("$d/db/before/pg_stat_database.csv",
   "datid,datname,xact_commit,xact_rollback,blks_read,blks_hit,deadlocks,temp_bytes\n"
@@ -150,6 +154,11 @@ subtest 'database, system and market emulator sections' => sub {
   is($h->{samples_in_mi}, 51, 'samples inside the MI (10..60 s)');
   is($h->{avg}{cpu_user_pct}, 30, 'average user CPU');
   is($h->{avg}{disk_write_kb_s}, 200, 'average writes');
+  is($h->{memory_and_network}, 1, 'memory and network sampled');
+  is($h->{avg}{mem_used_kb}, 2097152, 'average memory used');
+  is($h->{avg}{net_tx_kb_s}, 20, 'average sent');
+  like($txt, qr/^  hostA\s+2048\.0\s+1024\.0\s+512\.0\s+10\.0\s+20\.0$/m,
+       'the memory (MiB) and network (KB/s) table');
   is($j->{mee}{failed_trades}{total}, 3, 'failed trades');
   is($j->{mee}{failed_trades}{by_reason}{'db_error 40001'}, 2, 'by reason');
   is($j->{mee}{pending_trades}{total}, 3, 'pending trades');
@@ -164,7 +173,7 @@ subtest 'database, system and market emulator sections' => sub {
 };
 
 subtest 'plots' => sub {
-  for my $p (qw(trtps throughput rt-distribution rt-over-time cpu io mee-wait)) {
+  for my $p (qw(trtps throughput rt-distribution rt-over-time cpu io memory network mee-wait)) {
     my $png = "$d/plots/$p.png";
     ok(png_ok($png), "$p.png is a PNG");
     cmp_ok(-s $png, '>', 5000, "$p.png is not trivially small");
@@ -204,6 +213,25 @@ subtest 'plots' => sub {
   unlink "$d/plots/trtps.png";
   is(system("cd '$d/plots/data' && gnuplot trtps.gp 2>/dev/null"), 0, 'the script re-runs by hand');
   ok(png_ok("$d/plots/trtps.png"), 'and makes the PNG again');
+};
+
+subtest 'a sysstat.csv of an older kit: no memory or network, the rest as before' => sub {
+  my $e = tmpdir();
+  valid_run($e);
+  write_file("$e/sys/hostA/sysstat.csv", "$SYS_HEAD\n"
+    . join('', map { join(',', T0 + $_ * $S, 30, 10, 5, 55, 100, 200) . "\n" } 0 .. 70));
+  is(run_report('--quiet', $e)->{rc}, 0, 'reported');
+  my $j = read_json("$e/results.json");
+  is($j->{problems_total}, 0, 'no input problem');
+  my ($h) = @{ $j->{system}{hosts} };
+  is($h->{avg}{cpu_user_pct}, 30, 'the CPU');
+  is($h->{memory_and_network}, 0, 'no memory and network');
+  ok(!exists $h->{avg}{mem_used_kb}, 'so no average of them');
+  is($j->{plots}{cpu}{status}, 'written', 'cpu.png written');
+  like($j->{plots}{$_}{note} // '', qr/no such columns \(an older kit\)/, "$_.png not, and why")
+    for qw(memory network);
+  like(slurp("$e/report.txt") =~ s/\s+/ /gr, qr/No memory or network figures for hostA: its sysstat\.csv is from a kit that did not sample them\./,
+       'the report says so');
 };
 
 subtest 'the TRTPS plot marks the windows that failed the steadiness check' => sub {

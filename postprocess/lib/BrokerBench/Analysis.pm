@@ -1418,6 +1418,9 @@ sub database {
 
 my @SYS_COLS = qw(cpu_user_pct cpu_system_pct cpu_iowait_pct cpu_idle_pct disk_read_kb_s
                   disk_write_kb_s);
+# Columns cpu-sampler added later, at the end: a file without them (an older kit's) is read
+# without memory and network figures.
+my @SYS_MORE = qw(mem_used_kb mem_cached_kb mem_free_kb net_rx_kb_s net_tx_kb_s);
 
 sub system_stats {
   my ($r) = @_;
@@ -1443,33 +1446,36 @@ sub system_stats {
                          reason => 'missing columns: ' . join(', ', @missing), text => '' });
       next;
     }
+    my %has = map { $_ => 1 } @{ $csv->{header} };
+    my @more = (grep { !$has{$_} } @SYS_MORE) ? () : @SYS_MORE;
+    my @cols = ('time_us', @SYS_COLS, @more);
     my @samples;
     my $line = 1;
     for my $row (@{ $csv->{rows} }) {
       $line++;
-      my @bad = grep { !is_number($row->{$_}) } ('time_us', @SYS_COLS);
+      my @bad = grep { !is_number($row->{$_}) } @cols;
       if (@bad) {
         $r->{_problem}->({ file => $rel, line => $line, kind => 'other',
                            reason => "not a number in $bad[0]: '$row->{$bad[0]}'",
                            text => join(',', map { $row->{$_} } @{ $csv->{header} }) });
         next;
       }
-      push @samples, [map { $row->{$_} + 0 } ('time_us', @SYS_COLS)];
+      push @samples, [map { $row->{$_} + 0 } @cols];
     }
-    my $h = { host => $host, samples => scalar @samples };
+    my $h = { host => $host, samples => scalar @samples, memory_and_network => @more ? 1 : 0 };
     my @in = mi_ok($r)
       ? grep { $_->[0] >= $r->{mi}{start_us} && $_->[0] <= $r->{mi}{end_us} } @samples
       : ();
     $h->{samples_in_mi} = scalar @in;
     if (@in) {
-      for my $i (0 .. $#SYS_COLS) {
-        $h->{avg}{ $SYS_COLS[$i] } = mean([map { $_->[$i + 1] } @in]);
+      for my $i (1 .. $#cols) {
+        $h->{avg}{ $cols[$i] } = mean([map { $_->[$i] } @in]);
       }
     }
     push @{ $sys->{hosts} }, $h;
     $r->{_series}{sys}{$host} = \@samples;
   }
-  $sys->{columns} = \@SYS_COLS;
+  $sys->{columns} = [@SYS_COLS, @SYS_MORE];
 }
 
 # --- market emulator ---------------------------------------------------------------------------

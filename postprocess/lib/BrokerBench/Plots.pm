@@ -23,6 +23,8 @@ our @PLOTS = (
   ['cpu',             'CPU use of each host'],
   ['cpu-processes',   'Where the CPU went: cores used by each process group over time'],
   ['io',              'Disk reads and writes of each host'],
+  ['memory',          'Memory of each host: used, cached and free'],
+  ['network',         'Network traffic of each host: received and sent'],
   ['mee-wait',        'How long Trade-Results and Market-Feeds waited in the market emulator'],
 );
 
@@ -85,6 +87,8 @@ sub write_plots {
     'cpu'             => \&plot_cpu,
     'cpu-processes'   => \&plot_cpu_processes,
     'io'              => \&plot_io,
+    'memory'          => \&plot_memory,
+    'network'         => \&plot_network,
     'mee-wait'        => \&plot_mee_wait,
   );
   for my $p (@PLOTS) {
@@ -421,6 +425,8 @@ sub plot_rt_over_time {
   return render($ctx, $name, $gp);
 }
 
+# A panel per host of columns of its sysstat.csv samples (Analysis.pm, system_stats: the
+# time, then the columns in its order), each [index, title, divisor].
 sub sys_plot {
   my ($ctx, $name, $title, $ylabel, $cols) = @_;
   my $sys = $ctx->{ser}{sys} // {};
@@ -429,26 +435,30 @@ sub sys_plot {
     return { status => 'skipped',
              note => 'no system samples (sys/<host>/sysstat.csv is missing or empty)' };
   }
+  # An older kit's file lacks the memory and network columns.
+  @hosts = grep { @{ $sys->{$_}[0] } > $cols->[-1][0] } @hosts;
+  return { status => 'skipped', note => 'sysstat.csv has no such columns (an older kit)' }
+    unless @hosts;
   my $text = '';
-  my @curves;
-  my $i = 0;
   for my $h (@hosts) {
     $text .= "# host $h: x " . join(' ', map { $_->[1] } @$cols) . "\n";
     for my $row (@{ $sys->{$h} }) {
-      $text .= join(' ', x_of($ctx, $row->[0]), map { $row->[ $_->[0] ] } @$cols) . "\n";
+      $text .= join(' ', x_of($ctx, $row->[0]),
+                    map { sprintf('%.1f', $row->[ $_->[0] ] / ($_->[2] // 1)) } @$cols) . "\n";
     }
     $text .= "\n\n";
-    my $col = 2;
-    for my $c (@$cols) {
-      push @curves, "'$name.dat' index $i using 1:" . $col++ . " with lines lw 1.5 title "
-                    . gp_quote("$h $c->[1]");
-    }
-    $i++;
   }
   write_file("$ctx->{data}/$name.dat", $text);
-  my $gp = gp_head($ctx, $name, $title) . gp_time_axis($ctx)
-    . 'set ylabel ' . gp_quote($ylabel) . "\nset yrange [0:*]\n"
-    . 'plot ' . join(", \\\n     ", @curves) . "\n";
+  my $gp = gp_panels($ctx, $name, $title, [0 .. $#hosts], sub { "host $hosts[$_[0]]" },
+    sub {
+      my ($i) = @_;
+      my $col = 2;
+      return 'plot ' . join(", \\\n     ", map { "'$name.dat' index $i using 1:" . $col++
+                                             . " with lines lw 1.5 title " . gp_quote($_->[1]) }
+                            @$cols) . "\n";
+    },
+    key => 'outside right top', row_height => @hosts > 1 ? 300 : 520,
+    setup => gp_time_axis($ctx) . 'set ylabel ' . gp_quote($ylabel) . "\nset yrange [0:*]\n");
   return render($ctx, $name, $gp);
 }
 
@@ -497,6 +507,18 @@ sub plot_io {
   my ($ctx, $name) = @_;
   return sys_plot($ctx, $name, 'Disk I/O per host (1 s samples)', 'KB per second',
                   [[5, 'read KB/s'], [6, 'write KB/s']]);
+}
+
+sub plot_memory {
+  my ($ctx, $name) = @_;
+  return sys_plot($ctx, $name, 'Memory per host (1 s samples, as free(1) counts it)', 'MiB',
+                  [[7, 'used MiB', 1024], [8, 'cached MiB', 1024], [9, 'free MiB', 1024]]);
+}
+
+sub plot_network {
+  my ($ctx, $name) = @_;
+  return sys_plot($ctx, $name, 'Network per host (1 s samples, every interface but the loopback)',
+                  'KB per second', [[10, 'received KB/s'], [11, 'sent KB/s']]);
 }
 
 sub plot_mee_wait {

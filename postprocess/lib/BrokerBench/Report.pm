@@ -442,20 +442,40 @@ sub system_section {
     push @blocks, { t => 'p', text => 'Not available (' . ($sys->{why} // 'no readable '
                                       . 'sys/<host>/sysstat.csv') . ').' };
   } else {
-    my @rows;
+    # Averages in the MI, '-' where there are none.
+    my $avg = sub {
+      my ($h, $col, $div) = @_;
+      my $v = $h->{avg} ? $h->{avg}{$col} : undef;
+      return defined $v ? f1($v / ($div // 1)) : '-';
+    };
+    my (@cpu, @mem);
     for my $h (@{ $sys->{hosts} }) {
-      if ($h->{avg}) {
-        push @rows, [$h->{host}, $h->{samples_in_mi},
-                     map { f1($h->{avg}{$_}) } @{ $sys->{columns} }];
-      } else {
-        push @rows, [$h->{host}, 0, ('-') x @{ $sys->{columns} }];
-      }
+      push @cpu, [$h->{host}, $h->{samples_in_mi},
+                  map { $avg->($h, $_) } qw(cpu_user_pct cpu_system_pct cpu_iowait_pct
+                                            cpu_idle_pct disk_read_kb_s disk_write_kb_s)];
+      push @mem, [$h->{host}, (map { $avg->($h, $_, 1024) } qw(mem_used_kb mem_cached_kb
+                                                               mem_free_kb)),
+                  map { $avg->($h, $_) } qw(net_rx_kb_s net_tx_kb_s)];
     }
     push @blocks, { t => 'table',
                     head => ['Host', 'Samples', 'user %', 'system %', 'iowait %', 'idle %',
                              'read KB/s', 'write KB/s'],
-                    align => [qw(l r r r r r r r)], rows => \@rows },
-                  { t => 'p', text => 'Averages over the 1-second samples inside the MI.' };
+                    align => [qw(l r r r r r r r)], rows => \@cpu };
+    push @blocks, { t => 'table',
+                    head => ['Host', 'used MiB', 'cached MiB', 'free MiB', 'net in KB/s',
+                             'net out KB/s'],
+                    align => [qw(l r r r r r)], rows => \@mem }
+      if grep { $_->{memory_and_network} } @{ $sys->{hosts} };
+    push @blocks, { t => 'p', text => 'Averages over the 1-second samples inside the MI '
+                    . '(sys/<host>/sysstat.csv): CPU of all cores; disk reads and writes of all '
+                    . 'whole disks; memory as free(1) counts it (used = total - available, '
+                    . 'cached = buffers + page cache + reclaimable slabs, PostgreSQL\'s shared '
+                    . 'buffers included); network received and sent on every interface but the '
+                    . 'loopback. KB = 1024 bytes.' };
+    my @old = map { $_->{host} } grep { !$_->{memory_and_network} } @{ $sys->{hosts} };
+    push @blocks, { t => 'p', text => 'No memory or network figures for ' . join(', ', @old)
+                                      . ': its sysstat.csv is from a kit that did not sample '
+                                      . 'them.' } if @old;
   }
   return { id => 'system', title => 'System', blocks => \@blocks };
 }
