@@ -98,12 +98,19 @@ subtest 'the headline and the outputs' => sub {
   like($txt, qr/Input problems\n-+\n.*mix-ce-1001\.csv:41: response_us/s, 'the problem in report.txt');
   like($txt, qr/nearest rank/, 'the percentile method is named');
   like($txt, qr/not comparable with published TPC-E results/, 'the standing sentence');
-  my @order = map { index($txt, $_) } ('Transactions in the', 'Throughput (TRTPS)', 'Ramp-up and',
-                                      "Verdict\n", 'Not TPC-E compliant because', "Database\n",
+  # The headline, the verdict and the plots first; the settings last.
+  my @order = map { index($txt, $_) } ("  TRTPS: 2.00", "\nVerdict\n", "\nPlots\n",
+                                      'Transactions in the', 'Throughput (TRTPS)', 'Ramp-up and',
+                                      'Not TPC-E compliant because', "Database\n",
                                       "System\n", "Market emulator\n", "Input problems\n",
                                       'Settings (run.conf)');
   ok(!(grep { $_ < 0 } @order), 'every section is there');
   is_deeply(\@order, [sort { $a <=> $b } @order], 'in the agreed order');
+  my $html = slurp("$d/report.html");
+  my @h2 = $html =~ /<h2>([^<]+)<\/h2>/g;
+  is_deeply([@h2[0, 1]], ['Verdict', 'Plots'], 'report.html: the verdict and the plots first');
+  is($h2[-2], 'Settings (run.conf)', 'the settings last (then readme.txt)');
+  like($html, qr/<h1>[^<]+<\/h1>\n<div class="headline">/, 'after the headline');
 };
 
 my $j = read_json("$d/results.json");

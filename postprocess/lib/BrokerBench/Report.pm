@@ -58,21 +58,22 @@ sub build_sections {
                           ['Comment', unknown($r->{settings}{comment})]] },
     { t => 'p', text => $r->{statement} },
   ] };
+  # What a reader looks at first: the verdict and the plots; the settings last.
+  push @s, verdict_section($r);
+  push @s, $plots ? plots_section($r, $plots)
+                 : { id => 'plots', title => 'Plots',
+                     blocks => [{ t => 'p', text => 'Not made (bb-report --no-plots).' }] };
   push @s, transactions_section($r);
   push @s, input_variants_section($r);
   push @s, errors_section($r);
   push @s, throughput_section($r);
   push @s, interval_section($r);
-  push @s, verdict_section($r);
   push @s, compliance_section($r);
   push @s, cpu_section($r);
   push @s, database_section($r);
   push @s, system_section($r);
   push @s, bh_section($r);
   push @s, mee_section($r);
-  push @s, $plots ? plots_section($r, $plots)
-                 : { id => 'plots', title => 'Plots',
-                     blocks => [{ t => 'p', text => 'Not made (bb-report --no-plots).' }] };
   push @s, problems_section($r);
   push @s, settings_section($r);
   return \@s;
