@@ -49,6 +49,16 @@ like($dat, qr/^8 4\.0000 20\.000 7 0 23 0$/m, 'the data of the 8-user run');
 ok(png_ok("$sweep/sweep.png"), 'sweep.png is a PNG');
 cmp_ok(-s "$sweep/sweep.png", '>', 5000, 'of a reasonable size');
 
+# A results.json of format v1 (before issue 17): trtps.measured, p90_s.
+my $old = tmpdir();
+write_file("$old/r/results.json", '{"format":"brokerbench results v1","trtps":{"measured":3.5},'
+  . '"transactions":{"TR":{"p90_s":0.0425,"errors":2,"invalid":0,"retries":4,'
+  . '"error_outcomes":{"timeout":2}}},"verdict":{"text":"INVALID","reasons":[{"rule":"errors"}]}}');
+write_file("$old/runs.txt", "3\tr\n");
+is(run_report('bb-sweep-report', $old)->{rc}, 0, 'a sweep of v1 results');
+like(BBTest::slurp("$old/sweep.txt"), qr/^\s+3\s+3\.50\s+42\.5\s+2\s+0\s+4\s+INVALID \(1\)\s+r\n.*^  3 users: TR timeout 2$/ms,
+     'read as well');
+
 is(run_report('bb-sweep-report', tmpdir())->{rc}, 1, 'no runs.txt: exit 1');
 is(run_report('bb-sweep-report')->{rc}, 2, 'no argument: exit 2');
 is(run_report('bb-sweep-report', '--help')->{rc}, 0, '--help: exit 0');
