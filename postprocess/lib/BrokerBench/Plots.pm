@@ -281,7 +281,7 @@ sub plot_trtps {
   my $gp = gp_head($ctx, $name, 'Trade-Result throughput (TRTPS): the metric, its bounds and '
                                 . 'its steadiness', key => 'below left maxrows 3',
                    size => '1000,600')
-    . gp_time_axis($ctx)
+    . "# Room below the x label for the key.\nset bmargin 8\n" . gp_time_axis($ctx)
     . "set ylabel 'Trade-Results per second'\nset yrange [0:*]\n";
   my $tp = $r->{trtps};
   if (defined $tp->{measured_tpse} && $r->{mi}{seconds}) {
