@@ -49,7 +49,7 @@ subtest 'two customer emulator logs: latest START, earliest STOP' => sub {
   is($ts->{rows_outside_mi}, 4, 'four rows outside (ramp-up, two straddling, after STOP)');
   is($ts->{rows_in_mi} + $ts->{rows_outside_mi}, 8, 'every Trade-Status row is in or out');
   is($r->{transactions}{TR}{count}, 1, 'one Trade-Result inside');
-  is($r->{trtps}{trade_results}, 1, 'TRTPS counts that one');
+  is($r->{trtps}{trade_results_in_mi}, 1, 'TRTPS counts that one');
   ok(!grep({ $_->{rule} eq 'markers' } @{ $r->{reasons} }), 'no marker complaint');
   cmp_ok(abs($r->{ramp_up}{observed_s} - 7), '<', 1e-9, 'ramp-up observed: first row at +5 s to MI start at +12 s');
 };

@@ -5,6 +5,7 @@ use FindBin;
 use lib "$FindBin::RealBin/../lib", "$FindBin::RealBin/lib";
 use Test::More;
 use BBTest qw(row marker write_log write_file write_conf tmpdir valid_run analyze_dir T0 DECK);
+use BrokerBench::Report ();
 
 my $S = 1_000_000;
 
@@ -39,17 +40,19 @@ subtest 'a valid run' => sub {
 subtest 'percentiles, average and maximum of known response times' => sub {
   my $d = tmpdir();
   write_conf($d, customers => 1000, scale_factor => 500);
-  # Ten Trade-Status response times 0.1 .. 1.0 s: p90 = 0.9 (9th of 10), average 0.55, max 1.0.
+  # 100 Trade-Status response times 10, 20, ..., 1000 ms: each percentile a different row.
   write_log("$d/ce/h/mix-ce-1.csv", marker(T0, 'START'),
-            (map { row(T0 + $_ * $S, 'TS', 'ok', $_ * 100_000) } 1 .. 10),
-            row(T0 + 20 * $S, 'TS', 'timeout', 9_000_000),      # an error: not in the times
+            (map { row(T0 + $_ * $S / 2, 'TS', 'ok', $_ * 10_000) } 1 .. 100),
+            row(T0 + 2 * $S, 'TS', 'timeout', 9_000_000),      # an error: not in the times
             marker(T0 + 60 * $S, 'STOP'));
   write_log("$d/mee/h/mix-mee.csv", row(T0 + $S, 'TR', 'ok', 10_000));
   my $ts = analyze_dir($d)->{transactions}{TS};
-  is($ts->{count}, 10, 'ten valid');
-  is($ts->{p90_s}, 0.9, 'p90 0.9 s (nearest rank)');
-  cmp_ok(abs($ts->{avg_s} - 0.55), '<', 1e-12, 'average 0.55 s');
-  is($ts->{max_s}, 1.0, 'max 1.0 s: the timeout is not a valid response time');
+  is($ts->{count}, 100, 'a hundred valid');
+  my %want = (min => 10, p50 => 500, p90 => 900, p95 => 950, p99 => 990,
+              max => 1000);  # the timeout is not a valid response time
+  is($ts->{"response_time_${_}_ms"}, $want{$_}, "$_ $want{$_} ms (nearest rank)") for sort keys %want;
+  cmp_ok(abs($ts->{response_time_avg_ms} - 505), '<', 1e-9, 'average 505 ms');
+  is($ts->{response_time_limit_ms}, 1000, 'the limit of Trade-Status, 1 s (clause 6.5.1)');
   is($ts->{errors}, 1, 'the timeout is an error');
 };
 
@@ -58,21 +61,21 @@ subtest 'TRTPS: 85 %, rounding down, 101 %, 70 %, 103 %' => sub {
   valid_run($d, scale_factor => 425);   # nominal 1000/425 = 2.3529; measured 2.00 = 85 %
   my $r = analyze_dir($d);
   is($r->{trtps}{status}, 'measured', '85 %: the measured figure is reported');
-  is($r->{trtps}{reported}, 2, 'reported 2.00');
+  is($r->{trtps}{reported_tpse}, 2, 'reported 2.00');
   is($r->{trtps}{headline}, 'TRTPS: 2.00 (nominal 2.35, 85.0 %)', 'headline at 85 %');
   ok(!reasons_of($r, 'throughput'), 'no throughput reason');
 
   $d = tmpdir();
   valid_run($d, mi_s => 51.3);          # 100 / 51.3 = 1.9493 -> 1.94, not 1.95
   $r = analyze_dir($d);
-  is($r->{trtps}{reported}, 1.94, 'rounded down to 1.94');
+  is($r->{trtps}{reported_tpse}, 1.94, 'rounded down to 1.94');
   is($r->{trtps}{headline}, 'TRTPS: 1.94 (nominal 2.00, 97.5 %)', 'headline shows the truncated figure');
 
   $d = tmpdir();
   valid_run($d, scale_factor => 505);   # nominal 1.9802; measured 2.00 = 101 %
   $r = analyze_dir($d);
   is($r->{trtps}{status}, 'nominal', '101 %: the nominal is reported');
-  cmp_ok(abs($r->{trtps}{reported} - 1000 / 505), '<', 1e-12, 'reported = nominal');
+  cmp_ok(abs($r->{trtps}{reported_tpse} - 1000 / 505), '<', 1e-12, 'reported = nominal');
   like($r->{trtps}{headline}, qr/\ATRTPS: 1\.98 \(nominal 1\.98, 101\.0 %/, 'headline at 101 %');
   ok(!reasons_of($r, 'throughput'), 'no throughput reason');
 
@@ -80,7 +83,7 @@ subtest 'TRTPS: 85 %, rounding down, 101 %, 70 %, 103 %' => sub {
   valid_run($d, scale_factor => 350);   # nominal 2.857; measured 2.00 = 70 %
   $r = analyze_dir($d);
   is($r->{trtps}{status}, 'out of range', '70 %: out of range');
-  is($r->{trtps}{reported}, undef, 'nothing reported');
+  is($r->{trtps}{reported_tpse}, undef, 'nothing reported');
   like($r->{trtps}{headline}, qr/\ATRTPS: 2\.00 \(nominal 2\.86, 70\.0 %; outside 80-102 %/,
        'the measured figure is still printed');
   my ($why) = reasons_of($r, 'throughput');
@@ -136,7 +139,12 @@ subtest 'response-time limits' => sub {
   is(scalar @rt, 1, 'one type over its limit');
   is($rt[0]{text}, 'Trade-Status: 90th percentile 1.500 s and average 1.500 s over the 1 s limit',
      'the reason names the figures');
-  is($r->{transactions}{TS}{rt_ok}, 0, 'TS flagged');
+  is($r->{transactions}{TS}{response_time_ok}, 0, 'TS flagged');
+  like(BrokerBench::Report::transactions_text($r),
+       qr/^  Trade-Status\s+TS\s+190\s+1500\.0\s+1500\.0\*\s+1500\.0\s+1500\.0\*\s+1500\.0\s+1500\.0\s+1500\.0\s+1000$/m,
+       'the table marks the judged figures, average and p90, in milliseconds');
+  like(BrokerBench::Report::transactions_text($r), qr/^  Trade-Order\s+TO\s+101(?:\s+1500\.0 ){7}\s+2000$/m,
+       'and not those of a type within its limit');
 };
 
 subtest 'errors are never roll-backs' => sub {
@@ -179,7 +187,7 @@ subtest 'Trade-Order roll-back share' => sub {
   ok($rb, 'a roll-back reason');
   like($rb->{text}, qr/\A10 of 101 Trade-Orders rolled back \(9\.901 %\), outside 0\.000-3\.945 % \(scaled for a short run: the MI \(50 s\) is shorter than the 2 hours of clause 6\.6\.1, so clause 6\.4\.1's 0\.940-1\.040 % is widened to its middle 0\.990 % \+- max\(its half-width 0\.050 %, 3 binomial standard deviations = 2\.955 % at 101 Trade-Orders\)\)\z/,
        'with the figures, the band and its rule');
-  is($r->{rollbacks}{scaled}, 1, 'scaled');
+  is($r->{trade_order_rollbacks}{scaled}, 1, 'scaled');
   $d = tmpdir();
   valid_run($d, rollbacks => 0);
   ok(!reasons_of(analyze_dir($d), 'Trade-Order roll-backs'), 'none of 101 is inside the scaled band');
@@ -199,14 +207,14 @@ subtest 'Trade-Order roll-back share' => sub {
   is($r->{verdict}{text}, 'INVALID', '1.3 % over 2 hours: INVALID');
   is($rb->{text}, '13 of 1000 Trade-Orders rolled back (1.300 %), outside 0.940-1.040 % (clause '
                   . '6.4.1, as written)', 'for its roll-backs, outside the range as written');
-  is_deeply($r->{rollbacks}{band_pct}, [0.94, 1.04], 'the band is the spec\'s');
-  is($r->{rollbacks}{scaled}, 0, 'not scaled');
+  is_deeply($r->{trade_order_rollbacks}{band_pct}, [0.94, 1.04], 'the band is the spec\'s');
+  is($r->{trade_order_rollbacks}{scaled}, 0, 'not scaled');
   $d = tmpdir();
   valid_run($d, %two_hours, extra_ce => $orders->(10, 899));   # 10 of 1010 = 0.990 %
   $r = analyze_dir($d);
   is($r->{transactions}{TO}{rollbacks}, 10, '10 roll-backs');
   ok(!reasons_of($r, 'Trade-Order roll-backs'), '0.99 % over 2 hours: no roll-back reason')
-    or diag explain $r->{rollbacks};
+    or diag explain $r->{trade_order_rollbacks};
   $d = tmpdir();
   valid_run($d, %two_hours);                                    # 0 of 101
   ok(reasons_of(analyze_dir($d), 'Trade-Order roll-backs'), 'none of 101 over 2 hours is outside');

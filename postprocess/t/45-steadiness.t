@@ -53,8 +53,8 @@ sub judge {
   my ($ends, $mi_s) = @_;
   my $measured = @$ends / $mi_s;
   my $r = { mi => { start_us => $T0, end_us => $T0 + $mi_s * $US, seconds => $mi_s },
-            trtps => { measured => $measured,
-                       reported => BrokerBench::Analysis::floor2($measured) },
+            trtps => { measured_tpse => $measured,
+                       reported_tpse => BrokerBench::Analysis::floor2($measured) },
             _tr_end => $ends, reasons => [], notes => [] };
   BrokerBench::Analysis::steadiness($r);
   return $r;
@@ -129,6 +129,15 @@ subtest 'a 20 % drop for 10 % of the MI is caught every time where it can be' =>
       like($reason // '', qr/\A\d+ of 111 300 s windows \(scaled from the spec's 10-minute windows\), sliding 30 s, are outside \+-\d+(?:\.\d)? % of \d+\.\d\d tpsE \(\d\.\d\d standard deviations of a window's count at dispersion \d\.\d\d: a steady run fails by chance at most 1 % of the time\); the worst, starting at MI\+\d+ s, ran at \d+\.\d\d tpsE \(-\d+\.\d %\)\z/,
            'the reason names the real window, slide, tolerance, dispersion and error rate');
       cmp_ok($short->{tolerance}, '<', 0.12, 'the 300 s windows allow less than 12 %');
+      # The failed windows, for the TRTPS plot: as many as counted, each outside the tolerance
+      # and overlapping the drop.
+      my $ref = $r->{steadiness}{reference_tpse};
+      my @failed = @{ $short->{failed_windows} };
+      is(scalar @failed, $short->{outside}, 'every failed window is listed');
+      is_deeply([grep { abs($_->{tpse} / $ref - 1) <= $short->{tolerance}
+                        || $_->{end_s} - $_->{start_s} != 300
+                        || $_->{end_s} <= $from || $_->{start_s} >= $from + 360 } @failed], [],
+                'each 300 s long, outside the tolerance and overlapping the drop');
     }
   }
   is($invalid, 50, 'all 50 runs with a drop are INVALID');

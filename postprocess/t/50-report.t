@@ -8,6 +8,7 @@ use Test::More;
 use BBTest qw(row marker write_log write_file tmpdir valid_run run_report read_json analyze_dir T0);
 use BrokerBench::Plots qw(png_ok write_plots);
 use BrokerBench::Report qw(write_reports write_atomic);
+use BrokerBench::Spec ();
 
 my $S = 1_000_000;
 
@@ -37,9 +38,13 @@ subtest 'usage and exit codes' => sub {
 my $d = tmpdir();
 my $run = valid_run($d);
 # System samples, one per second over the whole run, on one host.
+my $SYS_HEAD = 'time_us,cpu_user_pct,cpu_system_pct,cpu_iowait_pct,cpu_idle_pct,disk_read_kb_s,'
+               . 'disk_write_kb_s';
+# ... with memory (2 GiB used, 1 GiB cached, 512 MiB free) and network (10 KiB/s in, 20 out).
 write_file("$d/sys/hostA/sysstat.csv",
-  "time_us,cpu_user_pct,cpu_system_pct,cpu_iowait_pct,cpu_idle_pct,disk_read_kb_s,disk_write_kb_s\n"
-  . join('', map { join(',', T0 + $_ * $S, 30, 10, 5, 55, 100, 200) . "\n" } 0 .. 70));
+  "$SYS_HEAD,mem_used_kb,mem_cached_kb,mem_free_kb,net_rx_kb_s,net_tx_kb_s\n"
+  . join('', map { join(',', T0 + $_ * $S, 30, 10, 5, 55, 100, 200, 2097152, 1048576, 524288, 10,
+                        20) . "\n" } 0 .. 70));
 # Database snapshots: 1000 blocks read, 9000 hit, 100 written.
 write_file("$d/db/before/pg_stat_database.csv",
   "datid,datname,xact_commit,xact_rollback,blks_read,blks_hit,deadlocks,temp_bytes\n"
@@ -84,24 +89,35 @@ subtest 'the headline and the outputs' => sub {
   }
   my $txt = slurp("$d/report.txt");
   like($txt, qr/\A.*\n=+\n  TRTPS: 2\.00/s, 'report.txt starts with the headline');
-  like($txt, qr/Transaction\s+Code\s+Mix %\s+Count\s+Avg\s+90th %\s+Max\s+Rollbacks\s+Warnings\s+Invalid\s+Errors\s+Retries/,
-       'the fixed-width table');
-  like($txt, qr/Trade-Result\s+TR\s+10\.000\s+100\s+0\.020\s+0\.020\s+0\.020/, 'a table row');
+  like($txt, qr/Transaction\s+Code\s+Mix %\s+Count\s+Rollbacks\s+Warnings\s+Invalid\s+Errors\s+Retries\n/,
+       'the mix and outcomes table');
+  like($txt, qr/Trade-Result\s+TR\s+10\.000\s+100\s+0\s+0\s+0\s+0\s+0\n/, 'a row of it');
+  like($txt, qr/Response time \(ms\)\s+Code\s+Count\s+Min\s+Avg\s+p50\s+p90\s+p95\s+p99\s+Max\s+Limit\n/,
+       'the response-time table, in milliseconds');
+  like($txt, qr/Trade-Result\s+TR\s+100(?:\s+20\.0){7}\s+2000\n/, 'a row of it: every row took 20 ms');
   like($txt, qr/Input problems\n-+\n.*mix-ce-1001\.csv:41: response_us/s, 'the problem in report.txt');
   like($txt, qr/nearest rank/, 'the percentile method is named');
   like($txt, qr/not comparable with published TPC-E results/, 'the standing sentence');
-  my @order = map { index($txt, $_) } ('Transactions in the', 'Throughput (TRTPS)', 'Ramp-up and',
-                                      "Verdict\n", 'Not TPC-E compliant because', "Database\n",
+  # The headline, the verdict and the plots first; the settings last.
+  my @order = map { index($txt, $_) } ("  TRTPS: 2.00", "\nVerdict\n", "\nPlots\n",
+                                      'Transactions in the', 'Throughput (TRTPS)', 'Ramp-up and',
+                                      'Not TPC-E compliant because', "Database\n",
                                       "System\n", "Market emulator\n", "Input problems\n",
                                       'Settings (run.conf)');
   ok(!(grep { $_ < 0 } @order), 'every section is there');
   is_deeply(\@order, [sort { $a <=> $b } @order], 'in the agreed order');
+  my $html = slurp("$d/report.html");
+  my @h2 = $html =~ /<h2>([^<]+)<\/h2>/g;
+  is_deeply([@h2[0, 1]], ['Verdict', 'Plots'], 'report.html: the verdict and the plots first');
+  is($h2[-2], 'Settings (run.conf)', 'the settings last (then readme.txt)');
+  like($html, qr/<h1>[^<]+<\/h1>\n<div class="headline">/, 'after the headline');
 };
 
 my $j = read_json("$d/results.json");
 subtest 'results.json' => sub {
   is($j->{verdict}{text}, 'INVALID', 'verdict');
-  is($j->{trtps}{measured}, 2, 'measured TRTPS');
+  is($j->{trtps}{measured_tpse}, 2, 'measured TRTPS');
+  is($j->{trtps}{trade_results_in_mi}, 100, 'of 100 Trade-Results');
   is($j->{problems}[0]{file}, 'ce/hostA/mix-ce-1001.csv', 'problem file');
   is($j->{problems}[0]{line}, 41, 'problem line');
   # Every data row of the input (all lines minus the markers; the corrupt line is not a row).
@@ -117,6 +133,13 @@ subtest 'results.json' => sub {
   is($j->{settings}{customers}, 1000, 'settings');
   is($j->{mi}{seconds}, 50, 'MI length');
   ok(!exists $j->{_series}, 'no internal keys');
+  ok(!exists $j->{reasons} && !exists $j->{notes}, 'the reasons and notes only in the verdict');
+  is(scalar @{ $j->{verdict}{reasons} }, 1, 'which has them');
+  is($j->{format}, 'brokerbench results v2', 'the format: figures named with their units');
+  my $raw = slurp("$d/results.json");
+  like($raw, qr/"measured_tpse" : 2,\n/, 'TRTPS measured as a plain number');
+  like($raw, qr/"reported_tpse" : 2,\n/, 'and reported');
+  is($j->{transactions}{TR}{response_time_p90_ms}, 20, 'a response time in ms');
 };
 
 subtest 'database, system and market emulator sections' => sub {
@@ -138,6 +161,11 @@ subtest 'database, system and market emulator sections' => sub {
   is($h->{samples_in_mi}, 51, 'samples inside the MI (10..60 s)');
   is($h->{avg}{cpu_user_pct}, 30, 'average user CPU');
   is($h->{avg}{disk_write_kb_s}, 200, 'average writes');
+  is($h->{memory_and_network}, 1, 'memory and network sampled');
+  is($h->{avg}{mem_used_kb}, 2097152, 'average memory used');
+  is($h->{avg}{net_tx_kb_s}, 20, 'average sent');
+  like($txt, qr/^  hostA\s+2048\.0\s+1024\.0\s+512\.0\s+10\.0\s+20\.0$/m,
+       'the memory (MiB) and network (KB/s) table');
   is($j->{mee}{failed_trades}{total}, 3, 'failed trades');
   is($j->{mee}{failed_trades}{by_reason}{'db_error 40001'}, 2, 'by reason');
   is($j->{mee}{pending_trades}{total}, 3, 'pending trades');
@@ -145,11 +173,14 @@ subtest 'database, system and market emulator sections' => sub {
   like($flat, qr/Pending at the end: 3 \(limit orders whose trigger price was not reached: 2; orders within their completion delay \(at most 5 s\): 1\)/,
        'pending at the end, by state, limit orders first');
   like($flat, qr/Failed trades: 3, by reason:/, 'failed trades apart');
-  is($j->{mee}{wait}{TR}{n}, 100, 'wait over the 100 Trade-Results of the MI');
+  is($j->{mee}{wait}{TR}{rows_in_mi}, 100, 'wait over the 100 Trade-Results of the MI');
+  # valid_run's Trade-Results in the MI wait 1000 + i us for the i-th row of 1000 (TR every
+  # tenth or so): the median of their waits lies within a row's gap of the middle.
+  cmp_ok(abs($j->{mee}{wait}{TR}{wait_p50_ms} - 1.5), '<', 0.05, 'the median wait in ms');
 };
 
 subtest 'plots' => sub {
-  for my $p (qw(trtps throughput rt-distribution rt-over-time cpu io mee-wait)) {
+  for my $p (qw(trtps throughput rt-distribution rt-over-time cpu io memory network mee-wait)) {
     my $png = "$d/plots/$p.png";
     ok(png_ok($png), "$p.png is a PNG");
     cmp_ok(-s $png, '>', 5000, "$p.png is not trivially small");
@@ -157,10 +188,74 @@ subtest 'plots' => sub {
     is($j->{plots}{$p}{status}, 'written', "$p written");
   }
   ok(-s "$d/plots/data/trtps-10s.dat", 'a short run also gets the 10-second TRTPS series');
+  # A panel per transaction type, titled with its code and name, on every per-type plot.
+  for my $p (qw(throughput rt-distribution rt-over-time)) {
+    my $gp = slurp("$d/plots/data/$p.gp");
+    like($gp, qr/^set multiplot layout 5,2 title '[^']+'$/m, "$p: ten panels in two columns");
+    my @panels = $gp =~ /^set title '([A-Z][A-Z] [A-Za-z-]+)'$/mg;
+    is_deeply(\@panels, [map { "$_ $BrokerBench::Spec::NAME{$_}" } @BrokerBench::Spec::MIX_CODES],
+              "$p: one panel per type, titled");
+    my @plots = $gp =~ /^plot /mg;
+    is(scalar @plots, 10, "$p: each with its plot");
+    like($gp, qr/^set xlabel '[^']+\((?:s|min|ms, log scale)\)'$/m, "$p: the x axis with its unit");
+    like($gp, qr/^set ylabel '[^']+'$/m, "$p: the y axis labelled");
+  }
+  like(slurp("$d/plots/data/rt-over-time.gp"), qr/^     2000 with lines dt 2 .*notitle$/m,
+       "rt-over-time: a type's limit (clause 6.5.1) in ms");
+  like(slurp("$d/plots/data/rt-distribution.gp"), qr/^set label 1 'p90 20\.0 ms' at 20, /m,
+       "rt-distribution: the type's 90th percentile marked");
+  # The TRTPS plot marks the MI where it is, the measured figure, the nominal, the 80 % and
+  # 102 % bounds.
+  my $gp = slurp("$d/plots/data/trtps.gp");
+  like($gp, qr/^set object 1 rect from 0\.000, graph 0 to 50\.000, graph 1 /m, 'the MI shaded, 0-50 s');
+  like($gp, qr/^set arrow 1 from 0\.000, graph 0 to 0\.000, graph 1 nohead/m, 'its start marked');
+  like($gp, qr/^set arrow 2 from 50\.000, graph 0 to 50\.000, graph 1 nohead/m, 'its end marked');
+  like($gp, qr/^set label 1 'MI start' at 0\.000, /m, 'and labelled where they are');
+  like($gp, qr/^\$measured << EOD\n0\.000 2\.0000\n50\.000 2\.0000\nEOD$/m, 'the measured TRTPS across the MI');
+  like($gp, qr/^\s+2 with lines .* title 'nominal \(2\)'/m, 'the nominal');
+  like($gp, qr/^\s+2\.0400 with lines .* title '102 % of nominal'/m, '102 % of it');
+  like($gp, qr/^\s+1\.6000 with lines .* title '80 % of nominal'/m, '80 % of it');
+  unlike($gp, qr/failing the steadiness check/, 'no failed window in a steady run');
   # Re-plotting by hand works from plots/data.
   unlink "$d/plots/trtps.png";
   is(system("cd '$d/plots/data' && gnuplot trtps.gp 2>/dev/null"), 0, 'the script re-runs by hand');
   ok(png_ok("$d/plots/trtps.png"), 'and makes the PNG again');
+};
+
+subtest 'a sysstat.csv of an older kit: no memory or network, the rest as before' => sub {
+  my $e = tmpdir();
+  valid_run($e);
+  write_file("$e/sys/hostA/sysstat.csv", "$SYS_HEAD\n"
+    . join('', map { join(',', T0 + $_ * $S, 30, 10, 5, 55, 100, 200) . "\n" } 0 .. 70));
+  is(run_report('--quiet', $e)->{rc}, 0, 'reported');
+  my $j = read_json("$e/results.json");
+  is($j->{problems_total}, 0, 'no input problem');
+  my ($h) = @{ $j->{system}{hosts} };
+  is($h->{avg}{cpu_user_pct}, 30, 'the CPU');
+  is($h->{memory_and_network}, 0, 'no memory and network');
+  ok(!exists $h->{avg}{mem_used_kb}, 'so no average of them');
+  is($j->{plots}{cpu}{status}, 'written', 'cpu.png written');
+  like($j->{plots}{$_}{note} // '', qr/no such columns \(an older kit\)/, "$_.png not, and why")
+    for qw(memory network);
+  like(slurp("$e/report.txt") =~ s/\s+/ /gr, qr/No memory or network figures for hostA: its sysstat\.csv is from a kit that did not sample them\./,
+       'the report says so');
+};
+
+subtest 'the TRTPS plot marks the windows that failed the steadiness check' => sub {
+  my $e = tmpdir();
+  valid_run($e, skew => 1, mi_s => 300);    # every Trade-Result in the first half of the MI
+  is(run_report('--quiet', $e)->{rc}, 0, 'reported');
+  my $st = read_json("$e/results.json")->{steadiness};
+  my @failed = map { @{ $_->{failed_windows} } } @{ $st->{checks} };
+  ok(@failed, 'some windows failed') or return;
+  my $gp = slurp("$e/plots/data/trtps.gp");
+  my ($block) = $gp =~ /^\$failed << EOD\n(.*?)^EOD$/ms;
+  is_deeply([split /\n/, $block // ''],
+            [map { sprintf('%.3f %.3f %.4f', $_->{start_s}, $_->{end_s} - $_->{start_s}, $_->{tpse}) }
+             @failed], 'each failed window: its start, length and rate');
+  like($gp, qr/^\s+\$failed using 1:3:2:\(0\) with vectors nohead .* title '\d+ windows? failing the steadiness check'$/m,
+       'drawn as a bar at its rate, in the key');
+  ok(png_ok("$e/plots/trtps.png"), 'trtps.png written');
 };
 
 subtest 'a plot without data is not written; a failing gnuplot keeps the report' => sub {
@@ -187,7 +282,8 @@ subtest '--table: the transactions table of report.txt, then the headline' => su
   my ($title, $table, $head) =
     $t->{out} =~ /\A(Transactions in the measurement interval \(\* = [^\n]*\n)(.*?)\n(TRTPS: .*)\z/s;
   ok(defined $table, 'a titled table, a blank line, the headline') or return diag $t->{out};
-  like($table, qr/Mix %.*Count.*Avg.*90th %/, 'the columns');
+  like($table, qr/Mix %.*Count.*Rollbacks/, 'the mix columns');
+  like($table, qr/Min.*Avg.*p50.*p90.*p95.*p99.*Max/, 'the response-time columns');
   like($table, qr/Trade-Result\s+TR\s+10\.000 /, 'a row');
   ok(index(slurp("$d/report.txt"), $table) >= 0, 'the very table of report.txt: one judge of the mix');
   like($head, qr/\ATRTPS: 2\.00 .*\nVerdict: INVALID .*\nReport: \Q$d\E\/report\.txt\n\z/, 'then the headline');

@@ -17,8 +17,11 @@ my $S = 1_000_000;
 my $d = tmpdir();
 valid_run($d);
 write_file("$d/sys/hostA/sysstat.csv",
-  "time_us,cpu_user_pct,cpu_system_pct,cpu_iowait_pct,cpu_idle_pct,disk_read_kb_s,disk_write_kb_s\n"
-  . join('', map { join(',', T0 + $_ * $S, 20 + $_ % 7, 5, 1, 74 - $_ % 7, 10, 300) . "\n" } 0 .. 70));
+  "time_us,cpu_user_pct,cpu_system_pct,cpu_iowait_pct,cpu_idle_pct,disk_read_kb_s,disk_write_kb_s,"
+  . "mem_used_kb,mem_cached_kb,mem_free_kb,net_rx_kb_s,net_tx_kb_s\n"
+  . join('', map { join(',', T0 + $_ * $S, 20 + $_ % 7, 5, 1, 74 - $_ % 7, 10, 300,
+                        2_000_000 + 1000 * $_, 1_000_000, 500_000 - 1000 * $_, 5 + $_ % 3, 7) . "\n" }
+             0 .. 70));
 is(run_report('--quiet', $d)->{rc}, 0, 'bb-report wrote the report');
 
 my $profile = tmpdir();
@@ -42,7 +45,7 @@ sub chromium {
 
 my $html = do { open my $fh, '<', "$d/report.html" or die; local $/; <$fh> };
 my @imgs = $html =~ /<img [^>]*src="data:image\/png;base64,/g;
-is(scalar @imgs, 7, 'seven plots inline as data: URIs');
+is(scalar @imgs, 9, 'nine plots inline as data: URIs');
 unlike($html, qr/<script/i, 'the report itself needs no JavaScript');
 
 # The screenshot: the page renders to a PNG of a reasonable size.
@@ -86,12 +89,12 @@ JS
   return 'no answer';
 }
 
-is(decoded($html, 'check.html'), '7/7', 'all seven images decode and show a plot in Chromium');
+is(decoded($html, 'check.html'), '9/9', 'all nine images decode and show a plot in Chromium');
 # The check itself can fail: a page whose first image is cut after 200 bytes (its PNG header
 # and size are intact, the pixels are not).
 my ($first) = $html =~ m{data:image/png;base64,([A-Za-z0-9+/=]+)};
 my $cut = encode_base64(substr(decode_base64($first), 0, 200), '');
 my $broken = $html =~ s{\Q$first\E}{$cut}r;
-is(decoded($broken, 'broken.html'), '6/7', 'a cut image is caught');
+is(decoded($broken, 'broken.html'), '8/9', 'a cut image is caught');
 
 done_testing();

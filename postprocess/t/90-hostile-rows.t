@@ -111,7 +111,7 @@ subtest 'values Perl would make infinite' => sub {
   ok((grep { m{\Asys/hostA/sysstat\.csv:3: not a number in cpu_system_pct: '9{400}'\z} } @p),
      'sysstat.csv: 400 nines are not a number') or diag explain \@p;
   is($r->{system}{hosts}[0]{samples}, 1, 'the other sample is kept');
-  is($r->{trtps}{nominal}, undef, 'no nominal throughput from an infinite scale factor');
+  is($r->{trtps}{nominal_tpse}, undef, 'no nominal throughput from an infinite scale factor');
 };
 
 done_testing();

@@ -98,7 +98,10 @@ sub analyze {
   $dir =~ s{/+\z}{} unless $dir eq '/';
 
   my $r = {
-    format            => 'brokerbench results v1',
+    # results.json's format. v2: each figure is named with what it is and its unit
+    # (response_time_p90_ms, wait_p90_ms, measured_tpse, ...); reasons and notes are in the
+    # verdict only.
+    format            => 'brokerbench results v2',
     results_dir       => $dir,
     generated_utc     => strftime('%Y-%m-%d %H:%M:%S UTC', gmtime),
     percentile_method => PERCENTILE_METHOD,
@@ -536,10 +539,8 @@ sub transaction_stats {
       outcomes_in_mi  => \%oc_in,
       outcomes_outside_mi => \%oc_out,
       retries         => $retries,
-      avg_s           => (@valid ? mean(\@valid) / $US : undef),
-      p90_s           => (@valid ? nearest_rank(\@valid, 90) / $US : undef),
-      max_s           => (@valid ? $valid[-1] / $US : undef),
-      limit_s         => $RT_LIMIT{$code},
+      response_times_ms(\@valid),
+      response_time_limit_ms => (defined $RT_LIMIT{$code} ? 1000 * $RT_LIMIT{$code} : undef),
       mix_range       => $MIX_RANGE{$code},
     };
     $types{$code} = $t;
@@ -567,6 +568,16 @@ sub transaction_stats {
   $r->{_series}      = \%series;
 }
 
+# The response-time figures of a type (milliseconds; undef when it has none): minimum,
+# average, the 50th, 90th, 95th and 99th percentiles (nearest rank) and maximum of the sorted
+# response times in microseconds. The 90th percentile and the average are judged (clause 6.5.1).
+sub response_times_ms {
+  my ($sorted) = @_;
+  my %f = (min => $sorted->[0], avg => mean($sorted), max => $sorted->[-1],
+           map { ("p$_" => nearest_rank($sorted, $_)) } 50, 90, 95, 99);
+  return map { ("response_time_${_}_ms" => defined $f{$_} ? $f{$_} / 1000 : undef) } keys %f;
+}
+
 # At most ~1000 points of the empirical distribution: (seconds, fraction <= it).
 sub cdf_points {
   my ($sorted) = @_;
@@ -587,11 +598,12 @@ sub cdf_points {
 sub throughput {
   my ($r) = @_;
   my $s   = $r->{settings};
-  my $tp  = { measured => undef, nominal => undef, pct => undef, reported => undef,
-              status => 'n/a', trade_results => $r->{transactions}{TR}{count} };
+  my $tp  = { measured_tpse => undef, nominal_tpse => undef, measured_pct_of_nominal => undef,
+              reported_tpse => undef, status => 'n/a',
+              trade_results_in_mi => $r->{transactions}{TR}{count} };
   $r->{trtps} = $tp;
   if (is_number($s->{customers}) && is_number($s->{scale_factor}) && $s->{scale_factor} > 0) {
-    $tp->{nominal} = $s->{customers} / $s->{scale_factor};
+    $tp->{nominal_tpse} = $s->{customers} / $s->{scale_factor};
   }
   my $have_mee = grep { $_->{role} eq 'mee' && !$_->{refused} } @{ $r->{inputs}{files} };
   if (!mi_ok($r)) {
@@ -604,9 +616,9 @@ sub throughput {
     add_reason($r, 'throughput', '6.6.8', "the throughput cannot be measured: $tp->{why}");
     return;
   }
-  $tp->{measured} = $tp->{trade_results} / $r->{mi}{seconds};
-  my $m2 = sprintf('%.2f', floor2($tp->{measured}));
-  unless (defined $tp->{nominal} && $tp->{nominal} > 0) {
+  $tp->{measured_tpse} = $tp->{trade_results_in_mi} / $r->{mi}{seconds};
+  my $m2 = sprintf('%.2f', floor2($tp->{measured_tpse}));
+  unless (defined $tp->{nominal_tpse} && $tp->{nominal_tpse} > 0) {
     $tp->{why} = 'nominal unknown: run.conf lacks customers or scale_factor';
     $tp->{headline} = "TRTPS: n/a ($tp->{why}; measured $m2)";
     add_reason($r, 'throughput', '6.7',
@@ -614,18 +626,18 @@ sub throughput {
                . "(customers / scale_factor); measured $m2 tpsE");
     return;
   }
-  my $ratio = $tp->{measured} / $tp->{nominal};
-  $tp->{pct} = 100 * $ratio;
-  my $n2 = sprintf('%.2f', $tp->{nominal});
-  my $p1 = sprintf('%.1f', $tp->{pct});
+  my $ratio = $tp->{measured_tpse} / $tp->{nominal_tpse};
+  $tp->{measured_pct_of_nominal} = 100 * $ratio;
+  my $n2 = sprintf('%.2f', $tp->{nominal_tpse});
+  my $p1 = sprintf('%.1f', $tp->{measured_pct_of_nominal});
   if ($ratio >= $TRTPS_LOW && $ratio <= 1) {
-    $tp->{reported} = floor2($tp->{measured});
+    $tp->{reported_tpse} = floor2($tp->{measured_tpse});
     $tp->{status}   = 'measured';
     $tp->{headline} = "TRTPS: $m2 (nominal $n2, $p1 %)";
   } elsif ($ratio > 1 && $ratio <= $TRTPS_HIGH) {
-    $tp->{reported} = $tp->{nominal};
+    $tp->{reported_tpse} = $tp->{nominal_tpse};
     $tp->{status}   = 'nominal';
-    $tp->{headline} = sprintf('TRTPS: %.2f (nominal %s, %s %%; measured %s)', $tp->{nominal},
+    $tp->{headline} = sprintf('TRTPS: %.2f (nominal %s, %s %%; measured %s)', $tp->{nominal_tpse},
                               $n2, $p1, $m2);
   } else {
     $tp->{status}   = 'out of range';
@@ -674,13 +686,13 @@ sub steadiness {
   my $st = { checks => [] };
   $r->{steadiness} = $st;
   my $tp = $r->{trtps};
-  unless (mi_ok($r) && defined $tp->{measured} && $tp->{measured} > 0) {
+  unless (mi_ok($r) && defined $tp->{measured_tpse} && $tp->{measured_tpse} > 0) {
     $st->{skipped} = 'no measured throughput';
     return;
   }
-  my $ref = defined $tp->{reported} ? $tp->{reported} : $tp->{measured};
+  my $ref = defined $tp->{reported_tpse} ? $tp->{reported_tpse} : $tp->{measured_tpse};
   $st->{reference_tpse} = $ref;
-  $st->{reference} = defined $tp->{reported} ? 'reported throughput'
+  $st->{reference} = defined $tp->{reported_tpse} ? 'reported throughput'
                                              : 'measured throughput (none is reportable)';
   my ($t0, $t1) = ($r->{mi}{start_us}, $r->{mi}{end_us});
   my $mi_len = $r->{mi}{seconds};
@@ -706,7 +718,7 @@ sub steadiness {
     my $c = { label => $label, window_s => $w, slide_s => $sl, tolerance => $tol0,
               spec_window_s => $w0, spec_slide_s => $s0, spec_tolerance => $tol0,
               expected_per_window => $exp, sd => sqrt($D / $exp), windows => 0, outside => 0,
-              worst => undef };
+              failed_windows => [], worst => undef };
     push @{ $st->{checks} }, $c;
     if ($w > $mi_len + 1e-9) {
       $c->{skipped} = sprintf('the MI (%s) is shorter than one window (%s)', fmt_s($mi_len),
@@ -737,7 +749,13 @@ sub steadiness {
       my ($at, $n) = @$wc;
       my $rate = $n / $c->{window_s};
       my $dev  = $rate / $ref - 1;
-      $c->{outside}++ if abs($dev) > $c->{tolerance} + 1e-12;
+      if (abs($dev) > $c->{tolerance} + 1e-12) {
+        $c->{outside}++;
+        # For the TRTPS plot, which marks them.
+        push @{ $c->{failed_windows} }, { start_s => ($at - $t0) / $US,
+                                          end_s => ($at - $t0) / $US + $c->{window_s},
+                                          tpse => $rate };
+      }
       if (!$c->{worst} || abs($dev) > abs($c->{worst}{deviation})) {
         $c->{worst} = { start_s => ($at - $t0) / $US, tpse => $rate, deviation => $dev };
       }
@@ -971,7 +989,7 @@ sub rollback_check {
   my ($lo, $hi) = @TO_ROLLBACK_RANGE;
   my $rb = { expected_pct => 100 * $TO_ROLLBACK_P, count => $k, trade_orders => $n,
              spec_range_pct => [$lo, $hi] };
-  $r->{rollbacks} = $rb;
+  $r->{trade_order_rollbacks} = $rb;
   unless ($n) {
     $rb->{skipped} = 'no valid Trade-Order in the MI';
     return;
@@ -1081,9 +1099,10 @@ sub mix_and_response_checks {
     next unless $t->{count};
     my $lim = $RT_LIMIT{$code};
     my @bad;
-    push @bad, sprintf('90th percentile %.3f s', $t->{p90_s}) if $t->{p90_s} > $lim;
-    push @bad, sprintf('average %.3f s', $t->{avg_s})         if $t->{avg_s} > $lim;
-    $t->{rt_ok} = @bad ? 0 : 1;
+    my ($p90, $avg) = map { $t->{"response_time_${_}_ms"} / 1000 } qw(p90 avg);
+    push @bad, sprintf('90th percentile %.3f s', $p90) if $p90 > $lim;
+    push @bad, sprintf('average %.3f s', $avg)         if $avg > $lim;
+    $t->{response_time_ok} = @bad ? 0 : 1;
     if (@bad) {
       add_reason($r, 'response time', '6.5.1',
                  sprintf('%s: %s over the %d s limit', $NAME{$code}, join(' and ', @bad), $lim));
@@ -1234,7 +1253,7 @@ sub database_trade_count {
     add_note($r, 'metric in the database', "not checked: $x->{skipped}");
     return;
   }
-  my $driver = $r->{trtps}{trade_results};
+  my $driver = $r->{trtps}{trade_results_in_mi};
   unless (mi_ok($r) && defined $driver) {
     $x->{skipped} = 'no measurement interval or no Trade-Result count';
     return;
@@ -1399,6 +1418,9 @@ sub database {
 
 my @SYS_COLS = qw(cpu_user_pct cpu_system_pct cpu_iowait_pct cpu_idle_pct disk_read_kb_s
                   disk_write_kb_s);
+# Columns cpu-sampler added later, at the end: a file without them (an older kit's) is read
+# without memory and network figures.
+my @SYS_MORE = qw(mem_used_kb mem_cached_kb mem_free_kb net_rx_kb_s net_tx_kb_s);
 
 sub system_stats {
   my ($r) = @_;
@@ -1424,33 +1446,36 @@ sub system_stats {
                          reason => 'missing columns: ' . join(', ', @missing), text => '' });
       next;
     }
+    my %has = map { $_ => 1 } @{ $csv->{header} };
+    my @more = (grep { !$has{$_} } @SYS_MORE) ? () : @SYS_MORE;
+    my @cols = ('time_us', @SYS_COLS, @more);
     my @samples;
     my $line = 1;
     for my $row (@{ $csv->{rows} }) {
       $line++;
-      my @bad = grep { !is_number($row->{$_}) } ('time_us', @SYS_COLS);
+      my @bad = grep { !is_number($row->{$_}) } @cols;
       if (@bad) {
         $r->{_problem}->({ file => $rel, line => $line, kind => 'other',
                            reason => "not a number in $bad[0]: '$row->{$bad[0]}'",
                            text => join(',', map { $row->{$_} } @{ $csv->{header} }) });
         next;
       }
-      push @samples, [map { $row->{$_} + 0 } ('time_us', @SYS_COLS)];
+      push @samples, [map { $row->{$_} + 0 } @cols];
     }
-    my $h = { host => $host, samples => scalar @samples };
+    my $h = { host => $host, samples => scalar @samples, memory_and_network => @more ? 1 : 0 };
     my @in = mi_ok($r)
       ? grep { $_->[0] >= $r->{mi}{start_us} && $_->[0] <= $r->{mi}{end_us} } @samples
       : ();
     $h->{samples_in_mi} = scalar @in;
     if (@in) {
-      for my $i (0 .. $#SYS_COLS) {
-        $h->{avg}{ $SYS_COLS[$i] } = mean([map { $_->[$i + 1] } @in]);
+      for my $i (1 .. $#cols) {
+        $h->{avg}{ $cols[$i] } = mean([map { $_->[$i] } @in]);
       }
     }
     push @{ $sys->{hosts} }, $h;
     $r->{_series}{sys}{$host} = \@samples;
   }
-  $sys->{columns} = \@SYS_COLS;
+  $sys->{columns} = [@SYS_COLS, @SYS_MORE];
 }
 
 # --- market emulator ---------------------------------------------------------------------------
@@ -1473,9 +1498,10 @@ sub market_emulator {
       push @{ $bucket{ int(($S->[$i] - $base) / $bw) } }, $W->[$i] if defined $base;
     }
     my $sum = summary(\@in);
-    $mee->{wait}{$code} = { n => $sum->{n}, map { ("${_}_s" => defined $sum->{$_}
-                                                   ? $sum->{$_} / $US : undef) }
-                                           qw(p50 p90 max mean) };
+    $mee->{wait}{$code} = { rows_in_mi => $sum->{n},
+                            wait_avg_ms => (defined $sum->{mean} ? $sum->{mean} / 1000 : undef),
+                            map { ("wait_${_}_ms" => defined $sum->{$_} ? $sum->{$_} / 1000 : undef) }
+                            qw(p50 p90 max) };
     $r->{_series}{wait}{$code} = \%bucket;
   }
   end_of_run_trades($r, $mee);

@@ -23,6 +23,8 @@ our @PLOTS = (
   ['cpu',             'CPU use of each host'],
   ['cpu-processes',   'Where the CPU went: cores used by each process group over time'],
   ['io',              'Disk reads and writes of each host'],
+  ['memory',          'Memory of each host: used, cached and free'],
+  ['network',         'Network traffic of each host: received and sent'],
   ['mee-wait',        'How long Trade-Results and Market-Feeds waited in the market emulator'],
 );
 
@@ -85,6 +87,8 @@ sub write_plots {
     'cpu'             => \&plot_cpu,
     'cpu-processes'   => \&plot_cpu_processes,
     'io'              => \&plot_io,
+    'memory'          => \&plot_memory,
+    'network'         => \&plot_network,
     'mee-wait'        => \&plot_mee_wait,
   );
   for my $p (@PLOTS) {
@@ -138,7 +142,8 @@ sub gp_quote {
   return "'$s'";
 }
 
-# The common head of every script.
+# The common head of every script. Options: size ('W,H'), key (gnuplot's key position),
+# panels (a multiplot: no title here, gp_panels sets it).
 sub gp_head {
   my ($ctx, $name, $title, %o) = @_;
   my $size = $o{size} // '1000,560';
@@ -146,28 +151,55 @@ sub gp_head {
   my $gp = "# $title\n# Re-plot by hand: cd plots/data && gnuplot $name.gp\n"
     . "set terminal $ctx->{term} size $size noenhanced$font\n"
     . "set output '../$name.png'\n"
-    . 'set title ' . gp_quote($title) . "\n"
-    . "set grid\nset key outside right top\n"
+    . ($o{panels} ? '' : 'set title ' . gp_quote($title) . "\n")
+    . "set grid\nset key " . ($o{key} // 'outside right top') . "\n"
     . "# Ten distinguishable colours, one per transaction type.\n"
     . join('', map { "set linetype " . ($_ + 1) . " lc rgb '$PALETTE[$_]'\n" } 0 .. $#PALETTE);
   return $gp;
 }
 
-# Shades the measurement interval and labels the time axis.
+# Small multiples: one panel per item (a transaction type, a host) in a multiplot of $cols
+# columns, under one title. $panel->($item, $index) gives each panel's settings and plot
+# command; the panel's title is $label->($item).
+sub gp_panels {
+  my ($ctx, $name, $title, $items, $label, $panel, %o) = @_;
+  my $cols = @$items > 1 ? 2 : 1;
+  my $rows = int((@$items + $cols - 1) / $cols);
+  my $gp = gp_head($ctx, $name, $title, panels => 1, key => $o{key} // 'off',
+                   size => '1000,' . (40 + ($o{row_height} // 270) * $rows))
+    . ($o{setup} // '')
+    . "set multiplot layout $rows,$cols title " . gp_quote($title) . "\n";
+  for my $i (0 .. $#$items) {
+    $gp .= "# Panel " . ($i + 1) . ': ' . $label->($items->[$i]) . "\n"
+      . 'set title ' . gp_quote($label->($items->[$i])) . "\n" . $panel->($items->[$i], $i);
+  }
+  return "${gp}unset multiplot\n";
+}
+
+# Shades the measurement interval, marks its start and end where they are on the time axis,
+# and labels the axis.
 sub gp_time_axis {
   my ($ctx) = @_;
   my $r  = $ctx->{r};
   my $ser = $ctx->{ser};
   my $gp = 'set xlabel ' . gp_quote($ctx->{xlabel}) . "\n";
-  # The whole run, ramp-up and ramp-down included.
-  $gp .= 'set xrange [' . x_of($ctx, $ser->{span_start_us}) . ':' . x_of($ctx, $ser->{span_end_us})
-         . "]\n" if defined $ser->{span_start_us} && $ser->{span_end_us} > $ser->{span_start_us};
+  # The whole run, ramp-up and ramp-down included, and the whole MI (its end can lie past the
+  # last row's).
+  if (defined $ser->{span_start_us} && $ser->{span_end_us} > $ser->{span_start_us}) {
+    my @mi = $r->{mi}{start_us} ? @{ $r->{mi} }{qw(start_us end_us)} : ();
+    $gp .= 'set xrange [' . x_of($ctx, min($ser->{span_start_us}, @mi)) . ':'
+           . x_of($ctx, max($ser->{span_end_us}, @mi)) . "]\n";
+  }
   if ($r->{mi}{start_us} && $r->{mi}{seconds} > 0) {
-    my $end = $r->{mi}{seconds} / $ctx->{unit};
-    $gp .= "# The measurement interval (MI), shaded.\n"
-      . "set object 1 rect from 0, graph 0 to $end, graph 1 behind "
+    my $start = x_of($ctx, $r->{mi}{start_us});
+    my $end = x_of($ctx, $r->{mi}{end_us});
+    $gp .= "# The measurement interval (MI): shaded, its start and end marked.\n"
+      . "set object 1 rect from $start, graph 0 to $end, graph 1 behind "
       . "fillcolor rgb '#e8eef7' fillstyle solid 1.0 noborder\n"
-      . "set label 1 'MI' at graph 0.01, graph 0.97\n";
+      . "set arrow 1 from $start, graph 0 to $start, graph 1 nohead lc rgb '#334455' dt 2\n"
+      . "set arrow 2 from $end, graph 0 to $end, graph 1 nohead lc rgb '#334455' dt 2\n"
+      . "set label 1 'MI start' at $start, graph 0.96 left offset 0.4, 0 textcolor rgb '#334455'\n"
+      . "set label 2 'MI end' at $end, graph 0.96 right offset -0.4, 0 textcolor rgb '#334455'\n";
   }
   return $gp;
 }
@@ -246,17 +278,45 @@ sub plot_trtps {
                   . gp_quote($w == 60 ? 'per-minute average' : 'per-10-second average');
   }
   return { status => 'skipped', note => 'the run is shorter than half a bucket' } unless @curves;
-  my $gp = gp_head($ctx, $name, 'Trade-Result throughput (TRTPS)') . gp_time_axis($ctx)
+  my $gp = gp_head($ctx, $name, 'Trade-Result throughput (TRTPS): the metric, its bounds and '
+                                . 'its steadiness', key => 'below left maxrows 3',
+                   size => '1000,600')
+    . "# Room below the x label for the key.\nset bmargin 8\n" . gp_time_axis($ctx)
     . "set ylabel 'Trade-Results per second'\nset yrange [0:*]\n";
-  my $nom = $r->{trtps}{nominal};
+  my $tp = $r->{trtps};
+  if (defined $tp->{measured_tpse} && $r->{mi}{seconds}) {
+    # The measured throughput is the MI's average: a line across the MI only.
+    $gp .= sprintf("\$measured << EOD\n%s %.4f\n%s %.4f\nEOD\n", x_of($ctx, $r->{mi}{start_us}),
+                   $tp->{measured_tpse}, x_of($ctx, $r->{mi}{end_us}), $tp->{measured_tpse});
+    push @curves, "\$measured using 1:2 with lines lw 3 lc rgb '#000000' title "
+                  . gp_quote(sprintf('measured in the MI (%.2f)', $tp->{measured_tpse}));
+  }
+  # Clause 6.7: a reportable throughput is 80-102 % of the nominal.
+  my $nom = $tp->{nominal_tpse};
   if (defined $nom) {
-    push @curves, "$nom with lines dt 2 lc rgb '#207020' title 'nominal ($nom)'",
-                  0.8 * $nom . " with lines dt 3 lc rgb '#c03030' title '80 % of nominal'";
+    push @curves, "$nom with lines dt 2 lw 1.5 lc rgb '#207020' title 'nominal ($nom)'",
+                  sprintf("%.4f with lines dt 3 lw 1.5 lc rgb '#c03030' title '102 %% of nominal'",
+                          1.02 * $nom),
+                  sprintf("%.4f with lines dt 3 lw 1.5 lc rgb '#c03030' title '80 %% of nominal'",
+                          0.8 * $nom);
+  }
+  # The windows that failed the steadiness check (clause 6.6.3), each a bar across its time
+  # at its rate.
+  my @failed = map { @{ $_->{failed_windows} // [] } } @{ $r->{steadiness}{checks} // [] };
+  if (@failed) {
+    $gp .= "# The failed windows: start, length, Trade-Results per second.\n\$failed << EOD\n"
+      . join('', map { sprintf("%.3f %.3f %.4f\n", $_->{start_s} / $ctx->{unit},
+                               ($_->{end_s} - $_->{start_s}) / $ctx->{unit}, $_->{tpse}) } @failed)
+      . "EOD\n";
+    push @curves, "\$failed using 1:3:2:(0) with vectors nohead lw 3 lc rgb '#d62728' title "
+                  . gp_quote(sprintf('%d window%s failing the steadiness check', scalar @failed,
+                                     @failed == 1 ? '' : 's'));
   }
   $gp .= 'plot ' . join(", \\\n     ", @curves) . "\n";
   return render($ctx, $name, $gp);
 }
 
+# A panel per transaction type: its transactions per second over time.
 sub plot_throughput {
   my ($ctx, $name) = @_;
   my $ser  = $ctx->{ser};
@@ -273,72 +333,100 @@ sub plot_throughput {
     $text .= join(' ', x_of($ctx, $t), map { sprintf('%.3f', $rates{$_}{$t} // 0) } @codes) . "\n";
   }
   write_file("$ctx->{data}/$name.dat", $text);
-  my $gp = gp_head($ctx, $name, "Transactions per second by type ($w s buckets)")
-    . gp_time_axis($ctx) . "set ylabel 'transactions per second'\nset yrange [0:*]\n";
-  my $col = 2;
-  $gp .= 'plot ' . join(", \\\n     ",
-    map { "'$name.dat' using 1:" . $col++ . " with lines lw 2 title " . gp_quote("$_ $NAME{$_}") }
-    @codes) . "\n";
+  my %col = map { $codes[$_] => $_ + 2 } 0 .. $#codes;
+  my %lt  = map { $MIX_CODES[$_] => $_ + 1 } 0 .. $#MIX_CODES;
+  my $gp = gp_panels($ctx, $name, "Transactions per second of each type ($w s buckets, valid "
+                                  . 'transactions by completion time)', \@codes,
+    sub { "$_[0] $NAME{$_[0]}" },
+    sub {
+      my ($c) = @_;
+      return "plot '$name.dat' using 1:$col{$c} with lines lw 2 lt $lt{$c} notitle\n";
+    },
+    setup => gp_time_axis($ctx) . "set ylabel 'transactions per second'\nset yrange [0:*]\n");
   return render($ctx, $name, $gp);
 }
 
+# A panel per transaction type: the cumulative distribution of its response times in the MI,
+# its 90th percentile marked.
 sub plot_rt_distribution {
   my ($ctx, $name) = @_;
   my $ser = $ctx->{ser};
+  my $T = $ctx->{r}{transactions};
   my @codes = grep { @{ $ser->{cdf}{$_} // [] } } @MIX_CODES;
   return { status => 'skipped', note => 'no valid transactions in the MI' } unless @codes;
   my $text = '';
   for my $c (@codes) {
-    $text .= "# $c $NAME{$c}: response time (s), fraction of the MI's valid ones at or below\n";
-    $text .= join('', map { sprintf("%.6f %.6f\n", max($_->[0], 1e-6), $_->[1]) }
+    $text .= "# $c $NAME{$c}: response time (ms), fraction of the MI's valid ones at or below\n";
+    $text .= join('', map { sprintf("%.3f %.6f\n", max(1000 * $_->[0], 1e-3), $_->[1]) }
                       @{ $ser->{cdf}{$c} });
     $text .= "\n\n";
   }
   write_file("$ctx->{data}/$name.dat", $text);
-  my $gp = gp_head($ctx, $name, 'Response-time distribution in the MI (cumulative)')
-    . "set logscale x\nset xlabel 'response time (s, log scale)'\n"
-    . "set ylabel 'fraction of transactions'\nset yrange [0:1.02]\n"
-    . "set arrow 1 from graph 0, first 0.9 to graph 1, first 0.9 nohead dt 3\n";
-  my $i = 0;
-  $gp .= 'plot ' . join(", \\\n     ",
-    map { "'$name.dat' index " . $i++ . " using 1:2 with steps lw 2 title " . gp_quote("$_ $NAME{$_}") }
-    @codes) . "\n";
+  my %lt = map { $MIX_CODES[$_] => $_ + 1 } 0 .. $#MIX_CODES;
+  my %index = map { $codes[$_] => $_ } 0 .. $#codes;
+  my $gp = gp_panels($ctx, $name, 'Response-time distribution of each type in the MI '
+                                  . '(cumulative; dotted: the 90th percentile)', \@codes,
+    sub { "$_[0] $NAME{$_[0]}" },
+    sub {
+      my ($c) = @_;
+      my $p90 = $T->{$c}{response_time_p90_ms};
+      return "set arrow 1 from $p90, graph 0 to $p90, graph 1 nohead dt 3 lw 1.5\n"
+        . sprintf("set label 1 'p90 %.1f ms' at %s, graph 0.15 left offset 0.5, 0\n", $p90, $p90)
+        . "plot '$name.dat' index $index{$c} using 1:2 with steps lw 2 lt $lt{$c} notitle\n";
+    },
+    setup => "set logscale x\nset xlabel 'response time (ms, log scale)'\n"
+             . "set ylabel 'fraction at or below'\nset yrange [0:1.02]\nset ytics 0.2\n"
+             . "set arrow 2 from graph 0, first 0.9 to graph 1, first 0.9 nohead dt 3\n");
   return render($ctx, $name, $gp);
 }
 
+# A panel per transaction type: the 50th and 90th percentiles and the maximum of its response
+# times per time bucket, against its limit (clause 6.5.1).
 sub plot_rt_over_time {
   my ($ctx, $name) = @_;
   my $ser = $ctx->{ser};
+  my $T = $ctx->{r}{transactions};
   my @codes = grep { %{ $ser->{rt}{$_} // {} } } @MIX_CODES;
   return { status => 'skipped', note => 'no valid transactions' } unless @codes;
   my $w = $ser->{bucket_s};
-  my %p90;
-  my %ks;
+  my $text = '';
+  my %top;    # the longest response time of each type (us)
   for my $c (@codes) {
-    while (my ($k, $list) = each %{ $ser->{rt}{$c} }) {
-      my @s = sort { $a <=> $b } @$list;
-      $p90{$c}{$k} = nearest_rank(\@s, 90) / $US;
-      $ks{$k} = 1;
+    $text .= "# $c $NAME{$c}: x (bucket middle), then the 50th and 90th percentiles and the "
+             . "maximum (ms) of the valid transactions started in each $w s bucket\n";
+    for my $k (sort { $a <=> $b } keys %{ $ser->{rt}{$c} }) {
+      my @s = sort { $a <=> $b } @{ $ser->{rt}{$c}{$k} };
+      $top{$c} = max($top{$c} // 0, $s[-1]);
+      $text .= join(' ', x_of($ctx, $ser->{base_us} + ($k + 0.5) * $w * $US),
+                    map { sprintf('%.3f', $_ / 1000) } nearest_rank(\@s, 50),
+                                                       nearest_rank(\@s, 90), $s[-1]) . "\n";
     }
-  }
-  my $text = "# x (bucket middle)  90th-percentile response time (s) of the valid transactions "
-             . "started in each $w s bucket: " . join(' ', @codes) . "  (NaN: none)\n";
-  for my $k (sort { $a <=> $b } keys %ks) {
-    my $mid = $ser->{base_us} + ($k + 0.5) * $w * $US;
-    $text .= join(' ', x_of($ctx, $mid),
-                  map { defined $p90{$_}{$k} ? sprintf('%.6f', $p90{$_}{$k}) : 'NaN' } @codes)
-             . "\n";
+    $text .= "\n\n";
   }
   write_file("$ctx->{data}/$name.dat", $text);
-  my $gp = gp_head($ctx, $name, "90th-percentile response time by type ($w s buckets)")
-    . gp_time_axis($ctx) . "set ylabel 'response time (s, log scale)'\nset logscale y\n";
-  my $col = 2;
-  $gp .= 'plot ' . join(", \\\n     ",
-    map { "'$name.dat' using 1:" . $col++ . " with linespoints pt 7 ps 0.4 lw 1.5 title "
-          . gp_quote("$_ $NAME{$_}") } @codes) . "\n";
+  my %lt = map { $MIX_CODES[$_] => $_ + 1 } 0 .. $#MIX_CODES;
+  my %index = map { $codes[$_] => $_ } 0 .. $#codes;
+  my $gp = gp_panels($ctx, $name, "Response time of each type over time ($w s buckets): "
+                                  . 'thin p50, bold p90, dotted max; dashed red: the limit',
+    \@codes, sub { "$_[0] $NAME{$_[0]}" },
+    sub {
+      my ($c) = @_;
+      my $i = $index{$c};
+      my $limit = $T->{$c}{response_time_limit_ms};
+      # Room above the limit and the longest response time (log scale).
+      return 'set yrange [*:' . 2 * max($limit, $top{$c} / 1000) . "]\n"
+        . "plot '$name.dat' index $i using 1:2 with lines lw 1 lt $lt{$c} notitle, \\\n"
+        . "     '$name.dat' index $i using 1:3 with linespoints pt 7 ps 0.4 lw 2.5 lt $lt{$c} "
+        . "notitle, \\\n"
+        . "     '$name.dat' index $i using 1:4 with lines lw 1 dt 3 lt $lt{$c} notitle, \\\n"
+        . "     $limit with lines dt 2 lw 1.5 lc rgb '#c03030' notitle\n";
+    },
+    setup => gp_time_axis($ctx) . "set ylabel 'response time (ms, log scale)'\nset logscale y\n");
   return render($ctx, $name, $gp);
 }
 
+# A panel per host of columns of its sysstat.csv samples (Analysis.pm, system_stats: the
+# time, then the columns in its order), each [index, title, divisor].
 sub sys_plot {
   my ($ctx, $name, $title, $ylabel, $cols) = @_;
   my $sys = $ctx->{ser}{sys} // {};
@@ -347,26 +435,30 @@ sub sys_plot {
     return { status => 'skipped',
              note => 'no system samples (sys/<host>/sysstat.csv is missing or empty)' };
   }
+  # An older kit's file lacks the memory and network columns.
+  @hosts = grep { @{ $sys->{$_}[0] } > $cols->[-1][0] } @hosts;
+  return { status => 'skipped', note => 'sysstat.csv has no such columns (an older kit)' }
+    unless @hosts;
   my $text = '';
-  my @curves;
-  my $i = 0;
   for my $h (@hosts) {
     $text .= "# host $h: x " . join(' ', map { $_->[1] } @$cols) . "\n";
     for my $row (@{ $sys->{$h} }) {
-      $text .= join(' ', x_of($ctx, $row->[0]), map { $row->[ $_->[0] ] } @$cols) . "\n";
+      $text .= join(' ', x_of($ctx, $row->[0]),
+                    map { sprintf('%.1f', $row->[ $_->[0] ] / ($_->[2] // 1)) } @$cols) . "\n";
     }
     $text .= "\n\n";
-    my $col = 2;
-    for my $c (@$cols) {
-      push @curves, "'$name.dat' index $i using 1:" . $col++ . " with lines lw 1.5 title "
-                    . gp_quote("$h $c->[1]");
-    }
-    $i++;
   }
   write_file("$ctx->{data}/$name.dat", $text);
-  my $gp = gp_head($ctx, $name, $title) . gp_time_axis($ctx)
-    . 'set ylabel ' . gp_quote($ylabel) . "\nset yrange [0:*]\n"
-    . 'plot ' . join(", \\\n     ", @curves) . "\n";
+  my $gp = gp_panels($ctx, $name, $title, [0 .. $#hosts], sub { "host $hosts[$_[0]]" },
+    sub {
+      my ($i) = @_;
+      my $col = 2;
+      return 'plot ' . join(", \\\n     ", map { "'$name.dat' index $i using 1:" . $col++
+                                             . " with lines lw 1.5 title " . gp_quote($_->[1]) }
+                            @$cols) . "\n";
+    },
+    key => 'outside right top', row_height => @hosts > 1 ? 300 : 520,
+    setup => gp_time_axis($ctx) . 'set ylabel ' . gp_quote($ylabel) . "\nset yrange [0:*]\n");
   return render($ctx, $name, $gp);
 }
 
@@ -415,6 +507,18 @@ sub plot_io {
   my ($ctx, $name) = @_;
   return sys_plot($ctx, $name, 'Disk I/O per host (1 s samples)', 'KB per second',
                   [[5, 'read KB/s'], [6, 'write KB/s']]);
+}
+
+sub plot_memory {
+  my ($ctx, $name) = @_;
+  return sys_plot($ctx, $name, 'Memory per host (1 s samples, as free(1) counts it)', 'MiB',
+                  [[7, 'used MiB', 1024], [8, 'cached MiB', 1024], [9, 'free MiB', 1024]]);
+}
+
+sub plot_network {
+  my ($ctx, $name) = @_;
+  return sys_plot($ctx, $name, 'Network per host (1 s samples, every interface but the loopback)',
+                  'KB per second', [[10, 'received KB/s'], [11, 'sent KB/s']]);
 }
 
 sub plot_mee_wait {

@@ -58,21 +58,22 @@ sub build_sections {
                           ['Comment', unknown($r->{settings}{comment})]] },
     { t => 'p', text => $r->{statement} },
   ] };
+  # What a reader looks at first: the verdict and the plots; the settings last.
+  push @s, verdict_section($r);
+  push @s, $plots ? plots_section($r, $plots)
+                 : { id => 'plots', title => 'Plots',
+                     blocks => [{ t => 'p', text => 'Not made (bb-report --no-plots).' }] };
   push @s, transactions_section($r);
   push @s, input_variants_section($r);
   push @s, errors_section($r);
   push @s, throughput_section($r);
   push @s, interval_section($r);
-  push @s, verdict_section($r);
   push @s, compliance_section($r);
   push @s, cpu_section($r);
   push @s, database_section($r);
   push @s, system_section($r);
   push @s, bh_section($r);
   push @s, mee_section($r);
-  push @s, $plots ? plots_section($r, $plots)
-                 : { id => 'plots', title => 'Plots',
-                     blocks => [{ t => 'p', text => 'Not made (bb-report --no-plots).' }] };
   push @s, problems_section($r);
   push @s, settings_section($r);
   return \@s;
@@ -88,45 +89,54 @@ sub headline_lines {
 sub transactions_section {
   my ($r) = @_;
   my $T = $r->{transactions};
-  my @rows;
+  my (@mix, @rt);
   for my $code (@MIX_CODES, 'DM', 'TC') {
     my $t = $T->{$code};
+    my $name = $t->{name} . ($code eq 'TC' ? ' (log)' : '');
     my $mix = $t->{in_mix} ? f3($t->{mix_pct}) . (defined $t->{mix_ok} && !$t->{mix_ok} ? '*' : ' ')
                            : '-';
-    my $p90 = f3($t->{p90_s}) . (defined $t->{rt_ok} && !$t->{rt_ok} ? '*' : ' ');
-    push @rows, [$t->{name} . ($code eq 'TC' ? ' (log)' : ''), $code, $mix, $t->{count},
-                 f3($t->{avg_s}), $p90, f3($t->{max_s}), $t->{rollbacks}, $t->{warnings},
-                 $t->{invalid}, $t->{errors}, $t->{retries}];
+    push @mix, [$name, $code, $mix, $t->{count}, $t->{rollbacks}, $t->{warnings}, $t->{invalid},
+                $t->{errors}, $t->{retries}];
+    # The judged figures (clause 6.5.1) carry the mark of the verdict.
+    my $mark = defined $t->{response_time_ok} && !$t->{response_time_ok} ? '*' : ' ';
+    my $ms = sub { f1($t->{"response_time_$_[0]_ms"}) };
+    push @rt, [$name, $code, $t->{count}, $ms->('min'), $ms->('avg') . $mark, $ms->('p50'),
+               $ms->('p90') . $mark, $ms->('p95'), $ms->('p99'), $ms->('max'),
+               defined $t->{response_time_limit_ms} ? $t->{response_time_limit_ms} : '-'];
   }
   my @foot = (
-    "Response times in seconds over the valid transactions (ok, rollback, warning) whose start "
-      . "and end lie inside the measurement interval. Percentiles: $r->{percentile_method}.",
-    'Count = valid transactions; Invalid (negative spec status) and Errors (retry_exhausted + '
+    'Count = valid transactions (ok, rollback, warning) whose start and end lie inside the '
+      . 'measurement interval; Invalid (negative spec status) and Errors (retry_exhausted + '
       . 'db_error + net_error + timeout) are counted apart and never as rollbacks. Retries = '
       . 'serialization failures or deadlocks the Brokerage House retried.',
     "Mix % = share of the $r->{mix_total} valid transactions of the ten mix types (clause "
       . '6.3.2; Data-Maintenance and Trade-Cleanup are not in the mix). * = outside the '
-      . 'required mix range, or 90th percentile or average over the limit (see the verdict). '
-      . 'Trade-Cleanup runs once before the measured run: its row covers the whole log.',
+      . 'required mix range, or the 90th percentile or the average over the limit of clause '
+      . '6.5.1 (see the verdict). Trade-Cleanup runs once before the measured run: its row '
+      . 'covers the whole log.',
+    'Response times in milliseconds over the valid transactions counted above; p50 ... p99 = '
+      . "percentiles by $r->{percentile_method}.",
   );
   return { id => 'transactions', title => 'Transactions in the measurement interval',
            blocks => [{ t => 'table',
-                        head => ['Transaction', 'Code', 'Mix %', 'Count', 'Avg', '90th %',
-                                 'Max', 'Rollbacks', 'Warnings', 'Invalid', 'Errors',
-                                 'Retries'],
-                        align => [qw(l l r r r r r r r r r r)],
-                        rows => \@rows, rule_before => [10] },
+                        head => ['Transaction', 'Code', 'Mix %', 'Count', 'Rollbacks',
+                                 'Warnings', 'Invalid', 'Errors', 'Retries'],
+                        align => [qw(l l r r r r r r r)], rows => \@mix, rule_before => [10] },
+                      { t => 'table',
+                        head => ['Response time (ms)', 'Code', 'Count', 'Min', 'Avg', 'p50',
+                                 'p90', 'p95', 'p99', 'Max', 'Limit'],
+                        align => [qw(l l r r r r r r r r r)], rows => \@rt, rule_before => [10] },
                       map { { t => 'p', text => $_ } } @foot] };
 }
 
-# The transactions table as report.txt has it, with its title, for the console (bb-report
-# --table): the mix and response times of the measurement interval, judged once, here.
+# The transactions tables as report.txt has them, with their title, for the console
+# (bb-report --table): the mix and response times of the measurement interval, judged once,
+# here.
 sub transactions_text {
   my ($r) = @_;
   my $s = transactions_section($r);
-  my ($table) = grep { $_->{t} eq 'table' } @{ $s->{blocks} };
   return "$s->{title} (* = outside its mix range or over its response-time limit):\n"
-         . text_table($table);
+         . join("\n", map { text_table($_) } grep { $_->{t} eq 'table' } @{ $s->{blocks} });
 }
 
 sub input_variants_section {
@@ -189,15 +199,15 @@ sub throughput_section {
   my $tp = $r->{trtps};
   my $s  = $r->{settings};
   my @kv = (['Headline', $tp->{headline}]);
-  if (defined $tp->{measured}) {
+  if (defined $tp->{measured_tpse}) {
     push @kv, ['Measured', sprintf('%d valid Trade-Results completed in the MI of %.1f s = %.4f tpsE',
-                                   $tp->{trade_results}, $r->{mi}{seconds}, $tp->{measured})];
+                                   $tp->{trade_results_in_mi}, $r->{mi}{seconds}, $tp->{measured_tpse})];
   }
-  push @kv, ['Nominal', defined $tp->{nominal}
+  push @kv, ['Nominal', defined $tp->{nominal_tpse}
                ? sprintf('customers %s / scale_factor %s = %.2f tpsE', $s->{customers},
-                         $s->{scale_factor}, $tp->{nominal})
+                         $s->{scale_factor}, $tp->{nominal_tpse})
                : 'unknown (run.conf lacks customers or scale_factor)'];
-  push @kv, ['Measured / nominal', sprintf('%.1f %%', $tp->{pct})] if defined $tp->{pct};
+  push @kv, ['Measured / nominal', sprintf('%.1f %%', $tp->{measured_pct_of_nominal})] if defined $tp->{measured_pct_of_nominal};
   my $x = $r->{db_trade_count};
   push @kv, ['In the database', $x->{checked}
                ? sprintf('%d trades completed in the MI (T_DTS of their CMPT trade history '
@@ -213,7 +223,7 @@ sub throughput_section {
               'out of range' => 'none: the measured throughput is outside 80-102 % of nominal, '
                                 . 'so the run is invalid',
               'n/a' => 'none: ' . ($tp->{why} // 'not computed'));
-  push @kv, ['Reported', (defined $tp->{reported} ? sprintf('%.2f tpsE, ', $tp->{reported}) : '')
+  push @kv, ['Reported', (defined $tp->{reported_tpse} ? sprintf('%.2f tpsE, ', $tp->{reported_tpse}) : '')
                          . $said{ $tp->{status} }];
   return { id => 'throughput', title => 'Throughput (TRTPS)', blocks => [
     { t => 'kv', rows => \@kv },
@@ -278,8 +288,8 @@ sub checks_rows {
   $row->('run time range', 'MIXLOG.md', 'known; every row and marker inside it');
   $row->('markers', 'MIXLOG.md', 'every customer emulator log has START and STOP');
   $row->('measurement interval', '6.6', 'START before STOP');
-  $row->('throughput', '6.7', sprintf('%.1f %% of nominal', $r->{trtps}{pct} // 0),
-         defined $r->{trtps}{pct} ? undef : 'no throughput');
+  $row->('throughput', '6.7', sprintf('%.1f %% of nominal', $r->{trtps}{measured_pct_of_nominal} // 0),
+         defined $r->{trtps}{measured_pct_of_nominal} ? undef : 'no throughput');
   $row->('mix', '6.3.1', 'all ten types inside their required ranges', $mi_ok ? undef : 'no MI');
   $row->('response time', '6.5.1', '90th percentile and average of each type within its limit',
          $mi_ok ? undef : 'no MI');
@@ -291,7 +301,7 @@ sub checks_rows {
          sprintf('%d variants inside their %s', scalar @judged,
                  $iv->{scaled} ? 'ranges (scaled for a short run)' : 'required ranges'),
          $iv->{skipped});
-  my $rb = $r->{rollbacks};
+  my $rb = $r->{trade_order_rollbacks};
   $row->('Trade-Order roll-backs', '6.4.1',
          sprintf('%.3f %% of %d, inside %s%.3f-%.3f %%', $rb->{pct} // 0, $rb->{trade_orders},
                  $rb->{scaled} ? 'the scaled ' : '', @{ $rb->{band_pct} // [0, 0] }),
@@ -337,8 +347,8 @@ sub verdict_section {
                   align => [qw(l l l l)], rows => checks_rows($r) };
   push @blocks, { t => 'p', text => "Steady throughput: $r->{steadiness}{text}" }
     if $r->{steadiness}{text};
-  push @blocks, { t => 'p', text => "Trade-Order roll-backs: accepted band $r->{rollbacks}{band_text}." }
-    if $r->{rollbacks}{band_text};
+  push @blocks, { t => 'p', text => "Trade-Order roll-backs: accepted band $r->{trade_order_rollbacks}{band_text}." }
+    if $r->{trade_order_rollbacks}{band_text};
   if (@{ $v->{notes} }) {
     push @blocks, { t => 'p', text => 'Notes (not reasons):' };
     push @blocks, { t => 'list', items => [map { "[$_->{rule}] $_->{text}" } @{ $v->{notes} }] };
@@ -433,20 +443,40 @@ sub system_section {
     push @blocks, { t => 'p', text => 'Not available (' . ($sys->{why} // 'no readable '
                                       . 'sys/<host>/sysstat.csv') . ').' };
   } else {
-    my @rows;
+    # Averages in the MI, '-' where there are none.
+    my $avg = sub {
+      my ($h, $col, $div) = @_;
+      my $v = $h->{avg} ? $h->{avg}{$col} : undef;
+      return defined $v ? f1($v / ($div // 1)) : '-';
+    };
+    my (@cpu, @mem);
     for my $h (@{ $sys->{hosts} }) {
-      if ($h->{avg}) {
-        push @rows, [$h->{host}, $h->{samples_in_mi},
-                     map { f1($h->{avg}{$_}) } @{ $sys->{columns} }];
-      } else {
-        push @rows, [$h->{host}, 0, ('-') x @{ $sys->{columns} }];
-      }
+      push @cpu, [$h->{host}, $h->{samples_in_mi},
+                  map { $avg->($h, $_) } qw(cpu_user_pct cpu_system_pct cpu_iowait_pct
+                                            cpu_idle_pct disk_read_kb_s disk_write_kb_s)];
+      push @mem, [$h->{host}, (map { $avg->($h, $_, 1024) } qw(mem_used_kb mem_cached_kb
+                                                               mem_free_kb)),
+                  map { $avg->($h, $_) } qw(net_rx_kb_s net_tx_kb_s)];
     }
     push @blocks, { t => 'table',
                     head => ['Host', 'Samples', 'user %', 'system %', 'iowait %', 'idle %',
                              'read KB/s', 'write KB/s'],
-                    align => [qw(l r r r r r r r)], rows => \@rows },
-                  { t => 'p', text => 'Averages over the 1-second samples inside the MI.' };
+                    align => [qw(l r r r r r r r)], rows => \@cpu };
+    push @blocks, { t => 'table',
+                    head => ['Host', 'used MiB', 'cached MiB', 'free MiB', 'net in KB/s',
+                             'net out KB/s'],
+                    align => [qw(l r r r r r)], rows => \@mem }
+      if grep { $_->{memory_and_network} } @{ $sys->{hosts} };
+    push @blocks, { t => 'p', text => 'Averages over the 1-second samples inside the MI '
+                    . '(sys/<host>/sysstat.csv): CPU of all cores; disk reads and writes of all '
+                    . 'whole disks; memory as free(1) counts it (used = total - available, '
+                    . 'cached = buffers + page cache + reclaimable slabs, PostgreSQL\'s shared '
+                    . 'buffers included); network received and sent on every interface but the '
+                    . 'loopback. KB = 1024 bytes.' };
+    my @old = map { $_->{host} } grep { !$_->{memory_and_network} } @{ $sys->{hosts} };
+    push @blocks, { t => 'p', text => 'No memory or network figures for ' . join(', ', @old)
+                                      . ': its sysstat.csv is from a kit that did not sample '
+                                      . 'them.' } if @old;
   }
   return { id => 'system', title => 'System', blocks => \@blocks };
 }
@@ -536,8 +566,8 @@ sub mee_section {
   my $m = $r->{mee};
   my @rows = map {
     my $w = $m->{wait}{$_};
-    [$NAME{$_}, $w->{n}, map { defined $w->{$_} ? sprintf('%.3f', 1000 * $w->{$_}) : '-' }
-                         qw(p50_s p90_s max_s)]
+    [$NAME{$_}, $w->{rows_in_mi},
+     map { my $ms = $w->{"wait_${_}_ms"}; defined $ms ? sprintf('%.3f', $ms) : '-' } qw(p50 p90 max)]
   } qw(TR MF);
   my @blocks = (
     { t => 'table', head => ['Delivery', 'Rows in MI', 'wait median (ms)', 'wait p90 (ms)',
@@ -860,7 +890,8 @@ sub html_plot {
 # json_data($result, $plots) -> the plain data of results.json (no internal keys).
 sub json_data {
   my ($r, $plots) = @_;
-  my %d = map { $_ => $r->{$_} } grep { !/\A_/ } keys %$r;
+  # The verdict holds the reasons and notes: not twice.
+  my %d = map { $_ => $r->{$_} } grep { !/\A_/ && !/\A(?:reasons|notes)\z/ } keys %$r;
   $d{plots} = $plots if $plots;
   $d{headline} = { trtps => $r->{trtps}{headline}, verdict => $r->{verdict}{headline},
                    warnings => [$r->{cpu}{warning} ? $r->{cpu}{warning} : ()] };
