@@ -4,7 +4,7 @@ use warnings;
 use FindBin;
 use lib "$FindBin::RealBin/../lib";
 use Test::More;
-use BrokerBench::Stats qw(nearest_rank summary mean normal_upper_quantile t_upper_quantile);
+use BrokerBench::Stats qw(welch nearest_rank summary mean normal_upper_quantile t_upper_quantile);
 
 # 90th percentile of 1..10 is the ceil(0.9 x 10) = 9th smallest value.
 is(nearest_rank([1 .. 10], 90), 9, 'p90 of 1..10 is 9');
@@ -45,5 +45,23 @@ eval { normal_upper_quantile(0) };
 like($@, qr/q must be between 0 and 1, not '0'/, 'q = 0 is refused, naming the value');
 eval { t_upper_quantile(0.5, -2) };
 like($@, qr/degrees of freedom must be positive, not '-2'/, 'negative degrees of freedom refused');
+
+# Welch's interval for mean(y) - mean(x). Equal spreads: the pooled t test's 8 degrees of
+# freedom and t(8) 2.5 % = 2.306. Unequal: var 2.5 and 50 over 5 values each give
+# (0.5 + 10)^2 / (0.5^2/4 + 10^2/4) = 4.399 degrees of freedom.
+my $w = welch([1 .. 5], [3 .. 7], 0.05);
+is($w->{diff}, 2, 'welch: the difference of the means');
+is($w->{se}, 1, 'welch: its standard error');
+cmp_ok(abs($w->{df} - 8), '<', 1e-9, 'welch: equal spreads, 8 degrees of freedom');
+cmp_ok(abs($w->{lo} - (2 - 2.30600)), '<', 1e-4, 'welch: the lower end');
+cmp_ok(abs($w->{hi} - (2 + 2.30600)), '<', 1e-4, 'welch: the upper end');
+$w = welch([1 .. 5], [2, 4, 6, 8, 20], 0.01);
+cmp_ok(abs($w->{df} - 110.25 / 25.0625), '<', 1e-9, 'welch: unequal spreads, 4.399 degrees of freedom');
+cmp_ok(abs($w->{hi} - $w->{diff} - $w->{se} * t_upper_quantile(0.005, 110.25 / 25.0625)), '<', 1e-9,
+       'welch: the half-width at 99 %');
+$w = welch([1, 1, 1], [2, 2], 0.01);
+is_deeply([@$w{qw(lo hi df)}], [1, 1, undef], 'welch: no spread, the interval is the difference');
+eval { welch([1], [2, 3], 0.05) };
+like($@, qr/at least 2 values, not 1 and 2/, 'welch: one value is refused, naming the counts');
 
 done_testing();

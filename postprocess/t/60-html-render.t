@@ -97,4 +97,10 @@ my $cut = encode_base64(substr(decode_base64($first), 0, 200), '');
 my $broken = $html =~ s{\Q$first\E}{$cut}r;
 is(decoded($broken, 'broken.html'), '8/9', 'a cut image is caught');
 
+# The comparison's page (bb-compare): the run with itself, its two plots.
+is(run_report('bb-compare', '--quiet', '--out', "$d/compare", $d, $d)->{rc}, 0, 'bb-compare wrote its page');
+my $cmp = do { open my $fh, '<', "$d/compare/compare.html" or die; local $/; <$fh> };
+unlike($cmp, qr/<script/i, 'the comparison needs no JavaScript');
+is(decoded($cmp, 'check-compare.html'), '2/2', 'both of its images decode and show a plot');
+
 done_testing();

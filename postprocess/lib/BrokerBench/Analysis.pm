@@ -85,9 +85,10 @@ sub utc_us {
   return defined $s ? $s * $US : undef;
 }
 
-# analyze(dir => $dir, problem_hook => sub {...}) -> ($result) or (undef, $error) when no
-# report can be made. problem_hook, if given, sees each input problem as it is found (for
-# printing on stderr).
+# analyze(dir => $dir, problem_hook => sub {...}, keep_store => 1) -> ($result) or (undef,
+# $error) when no report can be made. problem_hook, if given, sees each input problem as it is
+# found (for printing on stderr). keep_store leaves the mix log rows (MixLog.pm's store) in
+# $result->{_store}, for a caller that needs more of them than the result holds (Compare.pm).
 sub analyze {
   my (%opt) = @_;
   my $dir = $opt{dir};
@@ -150,6 +151,7 @@ sub analyze {
   market_emulator($r, $store);
   verdict($r);
   delete $r->{_problem};
+  $r->{_store} = $store if $opt{keep_store};
   return ($r);
 }
 

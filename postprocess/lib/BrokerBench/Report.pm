@@ -810,11 +810,14 @@ sub html_line_class {
   return '';
 }
 
+# render_html($sections, results_dir => DIR (where the plots' files are), readme => TEXT,
+# title => TEXT (default: 'brokerbench report: DIR')).
 sub render_html {
   my ($sections, %o) = @_;
   my $dir = $o{results_dir};
   my $out = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-    . '<title>brokerbench report: ' . esc($dir) . "</title>\n<style>\n$CSS</style>\n</head>\n<body>\n";
+    . '<title>' . esc($o{title} // "brokerbench report: $dir") . "</title>\n<style>\n$CSS"
+    . "</style>\n</head>\n<body>\n";
   $out .= '<nav>' . join('', map { '<a href="#' . esc($_->{id}) . '">' . esc($_->{title}) . '</a>' }
                               grep { $_->{id} ne 'top' } @$sections)
           . ($o{readme} ? '<a href="#readme">readme.txt</a>' : '') . "</nav>\n";

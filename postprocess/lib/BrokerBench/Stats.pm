@@ -7,7 +7,8 @@ use Exporter 'import';
 use List::Util qw(sum0 max min);
 use POSIX qw(erfc lgamma);
 
-our @EXPORT_OK = qw(nearest_rank mean summary normal_upper_quantile t_upper_quantile PERCENTILE_METHOD);
+our @EXPORT_OK = qw(nearest_rank mean summary normal_upper_quantile t_upper_quantile welch
+                    PERCENTILE_METHOD);
 
 use constant PERCENTILE_METHOD =>
   'nearest rank: the p-th percentile of n values is the ceil(p/100 x n)-th smallest value';
@@ -69,6 +70,33 @@ sub t_upper_quantile {
     my $tail = incomplete_beta($nu / ($nu + $t * $t), $nu / 2, 0.5) / 2;
     return $t >= 0 ? $tail : 1 - $tail;
   });
+}
+
+# welch(\@x, \@y, $alpha) -> { n_x, n_y, mean_x, mean_y, sd_x, sd_y, diff, se, df, t, lo, hi }:
+# Welch's two-sided (1 - $alpha) confidence interval for mean(y) - mean(x), which does not
+# assume the two variances equal. Each list needs 2 values or more. When both lists have no
+# spread (se 0) the interval is the difference itself, and df and t are undef.
+sub welch {
+  my ($x, $y, $alpha) = @_;
+  my ($nx, $ny) = (scalar @$x, scalar @$y);
+  die "welch: each sample needs at least 2 values, not $nx and $ny\n" unless $nx >= 2 && $ny >= 2;
+  my ($mx, $my) = (mean($x), mean($y));
+  my $vx = sum0(map { ($_ - $mx) ** 2 } @$x) / ($nx - 1);
+  my $vy = sum0(map { ($_ - $my) ** 2 } @$y) / ($ny - 1);
+  my ($ax, $ay) = ($vx / $nx, $vy / $ny);
+  my $res = { n_x => $nx, n_y => $ny, mean_x => $mx, mean_y => $my, sd_x => sqrt($vx),
+              sd_y => sqrt($vy), diff => $my - $mx, se => sqrt($ax + $ay), df => undef,
+              t => undef };
+  if ($res->{se} == 0) {
+    @$res{qw(lo hi)} = ($res->{diff}, $res->{diff});
+    return $res;
+  }
+  # Welch-Satterthwaite degrees of freedom.
+  $res->{df} = ($ax + $ay) ** 2 / ($ax ** 2 / ($nx - 1) + $ay ** 2 / ($ny - 1));
+  $res->{t}  = t_upper_quantile($alpha / 2, $res->{df});
+  $res->{lo} = $res->{diff} - $res->{t} * $res->{se};
+  $res->{hi} = $res->{diff} + $res->{t} * $res->{se};
+  return $res;
 }
 
 # The x at which a decreasing upper-tail function falls to $q, by bisection: exact to far

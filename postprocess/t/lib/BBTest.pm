@@ -10,8 +10,8 @@ use FindBin ();
 use JSON::PP ();
 use POSIX ();
 
-our @EXPORT_OK = qw(row marker write_log write_log_v2 write_file write_conf valid_run tmpdir
-                    run_report read_json analyze_dir slurp T0 DECK GOLDEN_INPUTS);
+our @EXPORT_OK = qw(row marker write_log write_log_v2 write_file write_conf valid_run stream_run
+                    tmpdir run_report read_json analyze_dir slurp T0 DECK GOLDEN_INPUTS);
 
 # A fixed wall-clock origin: 2025-11-21 12:00:00 UTC, in microseconds.
 use constant T0 => 1763726400_000000;
@@ -184,6 +184,82 @@ sub valid_run {
   write_file("$dir/readme.txt", "A test run written by t/lib/BBTest.pm.\n");
   return { ce => $ce, mee => $mee, start_us => $start, end_us => $end,
            lines => scalar(@ce) + scalar(@mee) };
+}
+
+# Mean response times (µs) of a synthetic stream, per type: about those of a default run.
+use constant STREAM_RT_US => { BV => 3000, CP => 2000, MF => 7000, MW => 2000, SD => 2000,
+                               TL => 4000, TO => 5000, TR => 5000, TS => 2000, TU => 17000,
+                               DM => 4000 };
+
+# stream_run($dir, %opt) writes a run whose rows are random but reproducible: each type of
+# DECK arrives as a Poisson stream at its share of tps x 10 transactions a second (tps: the
+# Trade-Results a second, default 5) over a ramp-up of 30 s, an MI of mi_s (default 300) and
+# 10 s after it; response times are the type's STREAM_RT_US x rt_factor (default 1) x a uniform
+# jitter of +-spread (default 0.5); Data-Maintenance every 60 s. Options: seed (default 1; the
+# same seed and options give the same rows), rate_factor (every type's rate, default 1),
+# error_p (the share of rows that end in db_error), cpu (write sys/db1/proc_cpu.csv: the
+# harness's share of the busy CPU, 0..1, with a little noise), comment, pg (db/settings.csv
+# rows: { name => setting }). Returns { start_us, end_us }.
+sub stream_run {
+  my ($dir, %o) = @_;
+  my $mi_s  = $o{mi_s} // 300;
+  my $tps   = $o{tps} // 5;
+  my $rf    = $o{rt_factor} // 1;
+  my $sp    = $o{spread} // 0.5;
+  my $ramp  = 30;
+  srand($o{seed} // 1);
+  my $start = T0 + $ramp * 1_000_000;
+  my $end   = $start + $mi_s * 1_000_000;
+  my $last  = $end + 10_000_000;
+  my $rt = sub { int(STREAM_RT_US->{ $_[0] } * $rf * (1 - $sp + 2 * $sp * rand())) };
+  my $oc = sub { rand() < ($o{error_p} // 0) ? 'db_error' : 'ok' };
+  my (@ce, @mee);
+  for my $code (sort keys %{ DECK() }) {
+    my $per_s = $tps * 10 * DECK->{$code} / 1000 * ($o{rate_factor} // 1);
+    my $t = T0 + 1_000_000;
+    while (1) {
+      $t += int(-log(1 - rand()) / $per_s * 1_000_000) + 1;
+      last if $t >= $last;
+      my $line = row($t, $code, $oc->(), $rt->($code), user => 1 + int(rand 10));
+      push @{ $code eq 'TR' || $code eq 'MF' ? \@mee : \@ce }, [$t, $line];
+    }
+  }
+  for (my $t = $start + 30_000_000; $t < $last; $t += 60_000_000) {
+    push @ce, [$t, row($t, 'DM', 'ok', $rt->('DM'))];
+  }
+  push @ce, [T0, row(T0, 'TC', 'ok', 150_000)], [$start, marker($start, 'START')],
+            [$end, marker($end, 'STOP')];
+  push @mee, [T0, marker(T0, 'START')], [$last + 1, marker($last + 1, 'STOP')];
+  write_log("$dir/ce/hostA/mix-ce-1001.csv", map { $_->[1] } sort { $a->[0] <=> $b->[0] } @ce);
+  write_log("$dir/mee/hostB/mix-mee.csv", map { $_->[1] } sort { $a->[0] <=> $b->[0] } @mee);
+  write_conf($dir, format => 1, customers => $tps * 500, scale_factor => 500,
+             initial_trade_days => 20, users => 10, ramp_up_s => $ramp, duration_s => $mi_s,
+             pacing_s => 0, seed => $o{seed} // 1, db_workers => 4, db_name => 'bb',
+             comment => $o{comment} // 'a synthetic stream', kit_commit => 'test',
+             started_utc => '2025-11-21T12:00:00Z',
+             finished_utc => POSIX::strftime('%Y-%m-%dT%H:%M:%SZ',
+                                             gmtime(($last + 2_000_000) / 1_000_000)),
+             command => './brokerbench run', status => 'complete');
+  if (defined $o{cpu}) {
+    # Cumulative µs each second: 1.5 cores busy; the harness its share with +-10 % noise,
+    # PostgreSQL the rest.
+    my $text = 'time_us,busy_us,total_us,softirq_us,'
+               . join(',', map { "${_}_us" } qw(bh ce mee postgres monitor controller)) . "\n";
+    my @acc = (0) x 9;
+    for (my $t = T0; $t <= $last; $t += 1_000_000) {
+      my $h = 1_500_000 * $o{cpu} * (0.9 + 0.2 * rand());
+      my @inc = (1_500_000, 2_000_000, 10_000, $h * 0.6, $h * 0.3, $h * 0.1, 1_500_000 - $h, 0, 0);
+      $acc[$_] += int $inc[$_] for 0 .. 8;
+      $text .= join(',', $t, @acc) . "\n";
+    }
+    write_file("$dir/sys/db1/proc_cpu.csv", $text);
+  }
+  if ($o{pg}) {
+    write_file("$dir/db/settings.csv", "name,setting,unit,source\n"
+               . join('', map { "$_,$o{pg}{$_},,configuration file\n" } sort keys %{ $o{pg} }));
+  }
+  write_file("$dir/readme.txt", "brokerbench results test\n\ncontroller: testhost, 2 cores\n");
+  return { start_us => $start, end_us => $end };
 }
 
 # analyze_dir($dir) -> the analysis result (problems collected, not printed).
