@@ -444,8 +444,9 @@ sub plot_db_waits {
     }
   }
   write_file("$ctx->{data}/$name.dat", $text);
-  my $gp = gp_head($ctx, $name, 'Where the database waited (' . ($ctx->{ser}{bucket_s} // 10) . ' s averages of '
-                                . '1 s samples, stacked)')
+  my $bucket_s = $ctx->{ser}{bucket_s} // 10;
+  my $gp = gp_head($ctx, $name, "Where the database waited ($bucket_s s averages of 1 s samples, "
+                                . 'stacked)')
     . gp_time_axis($ctx) . "set ylabel 'active backends'\nset yrange [0:*]\n"
     . 'plot ' . join(", \\\n     ", @curves) . "\n";
   return render($ctx, $name, $gp);

@@ -24,6 +24,7 @@ my $WIDTH = 100;
 
 sub f3 { defined $_[0] ? sprintf('%.3f', $_[0]) : '-' }
 sub f1 { defined $_[0] ? sprintf('%.1f', $_[0]) : '-' }
+sub pct { defined $_[0] ? sprintf('%.1f %%', $_[0]) : '-' }
 sub unknown { !defined $_[0] ? 'unknown' : $_[0] eq '' ? '(empty)' : $_[0] }
 
 sub duration {
@@ -515,8 +516,7 @@ sub waits_section {
   my @blocks;
   my $row = sub {
     my ($e, @name) = @_;
-    return [@name, $e->{samples}, defined $e->{share_pct} ? sprintf('%.1f %%', $e->{share_pct}) : '-',
-            sprintf('%.2f', $e->{avg_backends})];
+    return [@name, $e->{samples}, pct($e->{share_pct}), sprintf('%.2f', $e->{avg_backends})];
   };
   for my $h (@{ $w->{hosts} }) {
     unless ($h->{top}) {
@@ -530,7 +530,8 @@ sub waits_section {
                                               . 'client backends of the database on average '
                                               . '%.2f, of which %.2f active%s.', $h->{host},
                                               $h->{samples_in_mi}, $h->{avg_backends},
-                                              $h->{avg_active}, $states ? " (the others: $states)" : '') };
+                                              $h->{avg_active},
+                                              $states ? " (the others: $states)" : '') };
     if (!$h->{active_samples}) {
       push @blocks, { t => 'p', text => 'No backend was active in any sample.' };
       next;
@@ -539,7 +540,8 @@ sub waits_section {
       { t => 'table', head => ['Wait type', 'Samples', 'Share', 'Avg backends'],
         align => [qw(l r r r)], rows => [map { $row->($_, $_->{type}) } @{ $h->{by_type} }] },
       { t => 'table', head => ['Wait type', 'Wait event', 'Samples', 'Share', 'Avg backends'],
-        align => [qw(l l r r r)], rows => [map { $row->($_, $_->{type}, $_->{event}) } @{ $h->{top} }] };
+        align => [qw(l l r r r)],
+        rows => [map { $row->($_, $_->{type}, $_->{event}) } @{ $h->{top} }] };
     push @blocks, { t => 'p', text => "The $w->{top} most frequent of $h->{waits_seen} waits." }
       if $h->{waits_seen} > @{ $h->{top} };
   }
@@ -562,9 +564,8 @@ sub statements_section {
              blocks => [{ t => 'p', text => "Not available: $st->{why}." }] };
   }
   my @rows = map {
-    [sprintf('%.1f', $_->{total_ms}), defined $_->{share_pct} ? sprintf('%.1f %%', $_->{share_pct}) : '-',
-     $_->{calls}, sprintf('%.3f', $_->{mean_ms}), $_->{rows}, $_->{shared_blks_hit},
-     $_->{shared_blks_read}, $_->{text}]
+    [sprintf('%.1f', $_->{total_ms}), pct($_->{share_pct}), $_->{calls},
+     sprintf('%.3f', $_->{mean_ms}), @$_{qw(rows shared_blks_hit shared_blks_read text)}]
   } @{ $st->{top} };
   my @blocks = ({ t => 'p', text => sprintf('pg_stat_statements of the database from %s to %s '
                                             . '(read at the START and the STOP of the '
@@ -746,7 +747,8 @@ sub problem_text {
 }
 
 my @SETTING_KEYS = qw(format customers scale_factor initial_trade_days users ramp_up_s
-                      duration_s pacing_s seed seed_source emulator_seeds db_workers frames transport db_name comment profile started_utc
+                      duration_s pacing_s seed seed_source emulator_seeds db_workers frames
+                      transport db_name comment profile started_utc
                       finished_utc kit_commit command status);
 
 sub settings_section {

@@ -84,7 +84,8 @@ sub wait_stats {
     push @{ $w->{hosts} }, $h;
     $r->{_series}{waits}{$host} = series($r, $at, \@times);
     if (!@times) {
-      $h->{why} = "no samples in $rel (the sampler could not connect? see sys/$host/wait-sampler.err)";
+      $h->{why} = "no samples in $rel (the sampler could not connect? see "
+                  . "sys/$host/wait-sampler.err)";
       next;
     }
     unless ($have_mi) {
@@ -149,9 +150,10 @@ sub series {
   my %rank;
   @rank{@TYPE_ORDER} = 0 .. $#TYPE_ORDER;
   my @types = sort { ($rank{$a} // 99) <=> ($rank{$b} // 99) || $a cmp $b } keys %types;
-  my @rows = map { my $k = $_;
-                   [$base + ($k + 0.5) * $width, map { ($sum{$k}{$_} // 0) / $samples{$k} } @types] }
-             sort { $a <=> $b } keys %samples;
+  my @rows;
+  for my $k (sort { $a <=> $b } keys %samples) {
+    push @rows, [$base + ($k + 0.5) * $width, map { ($sum{$k}{$_} // 0) / $samples{$k} } @types];
+  }
   return { types => \@types, rows => \@rows };
 }
 
