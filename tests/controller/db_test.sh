@@ -58,6 +58,20 @@ check "the settings list has the database's own setting" has_line "${data}/setti
 check "... and the server's configuration" has_line "${data}/settings.txt" '^listen_addresses = 127\.0\.0\.1$'
 check "... but not the querying session's (application_name, PGOPTIONS, client_encoding)" \
   lacks_line "${data}/settings.txt" '^(application_name|statement_timeout|client_encoding) = '
+# pg_stat_statements (the report's "Top statements"): loaded, and the extension in the database.
+statements_readable() {
+  [[ "$("${root}/brokerbench" db psql -XAtc 'select count(*) >= 0 from pg_stat_statements' 2>&1)" == t ]]
+}
+check "pg_stat_statements is preloaded" \
+  test "$("${root}/brokerbench" db psql -XAtc 'show shared_preload_libraries')" = pg_stat_statements
+check "... and readable in the benchmark database" statements_readable
+# A cluster of an earlier version (no shared_preload_libraries line) gets it at its next start.
+sed -i '/^shared_preload_libraries/d' "${data}/pg/data/brokerbench.conf"
+"${root}/brokerbench" db stop >/dev/null
+"${root}/brokerbench" db start >/dev/null
+check "an earlier version's cluster loads it after a stop and start" statements_readable
+check "... with one line for it in brokerbench.conf" \
+  test "$(grep -c '^shared_preload_libraries' "${data}/pg/data/brokerbench.conf")" = 1
 check "status while running (0)" status_is 0
 check "a second start is harmless" "${root}/brokerbench" db start
 check "db stop" "${root}/brokerbench" db stop

@@ -28,6 +28,8 @@ use BrokerBench::MixLog qw(new_store read_mix_log read_markers B_START B_RESP B_
                            B_RETRIES B_WAIT B_INPUTS B_VARIANTS);
 use BrokerBench::Cpu qw(cpu_stats);
 use BrokerBench::BhStats qw(bh_stats);
+use BrokerBench::Waits qw(wait_stats);
+use BrokerBench::Statements qw(statement_stats);
 
 our @EXPORT_OK = qw(analyze utc_time floor2);
 
@@ -147,6 +149,9 @@ sub analyze {
   database_trade_count($r);
   system_stats($r);
   cpu_stats($r, $store);
+  wait_stats($r);
+  statement_stats($r);
+  profile($r);
   bh_stats($r);
   market_emulator($r, $store);
   verdict($r);
@@ -1413,6 +1418,27 @@ sub database {
       $r->{_problem}->({ file => 'db/settings.csv', line => 0, kind => 'other',
                          reason => $err =~ s/\A\Q$r->{results_dir}\E\///r, text => '' });
     }
+  }
+}
+
+# --- profile (profile/<host>/, brokerbench run --profile) ------------------------------------
+
+# $r->{profile} = { asked, hosts => [{ host, status (profile.txt's first line), svg, folded }] }.
+sub profile {
+  my ($r) = @_;
+  my $p = { asked => ($r->{settings}{profile} // '') eq '1' ? 1 : 0, hosts => [] };
+  $r->{profile} = $p;
+  for my $dir (sort grep { -d } glob("$r->{results_dir}/profile/*")) {
+    my ($host) = $dir =~ m{/profile/([^/]+)\z};
+    my $h = { host => $host, status => 'the profiler left no profile.txt (it was stopped, or '
+                                       . "died: see profile/$host/profile.log)" };
+    if (open my $fh, '<', "$dir/profile.txt") {
+      my $line = <$fh>;
+      $h->{status} = $line =~ s/\s+\z//r if defined $line && $line =~ /\S/;
+    }
+    $h->{svg} = "profile/$host/flamegraph.svg" if -s "$dir/flamegraph.svg";
+    $h->{folded} = "profile/$host/profile.folded" if -s "$dir/profile.folded";
+    push @{ $p->{hosts} }, $h;
   }
 }
 

@@ -22,6 +22,7 @@ our @PLOTS = (
   ['rt-over-time',    '90th-percentile response time of each type over time'],
   ['cpu',             'CPU use of each host'],
   ['cpu-processes',   'Where the CPU went: cores used by each process group over time'],
+  ['db-waits',        'Where the database waited: active backends by wait type over time'],
   ['io',              'Disk reads and writes of each host'],
   ['memory',          'Memory of each host: used, cached and free'],
   ['network',         'Network traffic of each host: received and sent'],
@@ -86,6 +87,7 @@ sub write_plots {
     'rt-over-time'    => \&plot_rt_over_time,
     'cpu'             => \&plot_cpu,
     'cpu-processes'   => \&plot_cpu_processes,
+    'db-waits'        => \&plot_db_waits,
     'io'              => \&plot_io,
     'memory'          => \&plot_memory,
     'network'         => \&plot_network,
@@ -499,6 +501,45 @@ sub plot_cpu_processes {
   write_file("$ctx->{data}/$name.dat", $text);
   my $gp = gp_head($ctx, $name, 'Where the CPU went (1 s samples, stacked)')
     . gp_time_axis($ctx) . "set ylabel 'cores'\nset yrange [0:*]\n"
+    . 'plot ' . join(", \\\n     ", @curves) . "\n";
+  return render($ctx, $name, $gp);
+}
+
+# Stacked: the database's active backends by wait type (CPU first), averaged over each bucket
+# of the time axis, so the top edge is the average number of active backends
+# (from sys/<host>/waits.csv, BrokerBench::Waits).
+sub plot_db_waits {
+  my ($ctx, $name) = @_;
+  my $wt = $ctx->{ser}{waits} // {};
+  my @hosts = grep { @{ $wt->{$_}{rows} } && @{ $wt->{$_}{types} } } sort keys %$wt;
+  return { status => 'skipped', note => 'no active backend sampled (sys/<host>/waits.csv)' }
+    unless @hosts;
+  my $text = '';
+  my @curves;
+  for my $i (0 .. $#hosts) {
+    my $h = $hosts[$i];
+    my @types = @{ $wt->{$h}{types} };
+    $text .= "# host $h: x (bucket middle), then the running sum of the average active backends "
+             . 'in: ' . join(', ', @types) . "\n";
+    for my $row (@{ $wt->{$h}{rows} }) {
+      my $sum = 0;
+      $text .= join(' ', x_of($ctx, $row->[0]),
+                    map { $sum += $row->[$_]; sprintf('%.4f', $sum) } 1 .. $#$row) . "\n";
+    }
+    $text .= "\n\n";
+    my $prefix = @hosts > 1 ? "$h " : '';
+    for my $k (0 .. $#types) {
+      my $lower = $k == 0 ? '(0)' : '($' . ($k + 1) . ')';
+      push @curves, "'$name.dat' index $i using 1:$lower:" . ($k + 2)
+                    . ' with filledcurves fs transparent solid 0.6 lt ' . ($k % 10 + 1)
+                    . ' title ' . gp_quote("$prefix$types[$k]");
+    }
+  }
+  write_file("$ctx->{data}/$name.dat", $text);
+  my $bucket_s = $ctx->{ser}{bucket_s} // 10;
+  my $gp = gp_head($ctx, $name, "Where the database waited ($bucket_s s averages of 1 s samples, "
+                                . 'stacked)')
+    . gp_time_axis($ctx) . "set ylabel 'active backends'\nset yrange [0:*]\n"
     . 'plot ' . join(", \\\n     ", @curves) . "\n";
   return render($ctx, $name, $gp);
 }

@@ -24,6 +24,7 @@ my $WIDTH = 100;
 
 sub f3 { defined $_[0] ? sprintf('%.3f', $_[0]) : '-' }
 sub f1 { defined $_[0] ? sprintf('%.1f', $_[0]) : '-' }
+sub pct { defined $_[0] ? sprintf('%.1f %%', $_[0]) : '-' }
 sub unknown { !defined $_[0] ? 'unknown' : $_[0] eq '' ? '(empty)' : $_[0] }
 
 sub duration {
@@ -70,6 +71,9 @@ sub build_sections {
   push @s, interval_section($r);
   push @s, compliance_section($r);
   push @s, cpu_section($r);
+  push @s, waits_section($r);
+  push @s, statements_section($r);
+  push @s, profile_section($r);
   push @s, database_section($r);
   push @s, system_section($r);
   push @s, bh_section($r);
@@ -531,6 +535,112 @@ sub cpu_section {
   return { id => 'cpu', title => 'Where the CPU went', blocks => \@blocks };
 }
 
+sub waits_section {
+  my ($r) = @_;
+  my $w = $r->{waits};
+  my $title = 'Where the database waited';
+  unless (@{ $w->{hosts} }) {
+    return { id => 'waits', title => $title,
+             blocks => [{ t => 'p', text => 'Not available (' . ($w->{why} // '?') . ').' }] };
+  }
+  my @blocks;
+  my $row = sub {
+    my ($e, @name) = @_;
+    return [@name, $e->{samples}, pct($e->{share_pct}), sprintf('%.2f', $e->{avg_backends})];
+  };
+  for my $h (@{ $w->{hosts} }) {
+    unless ($h->{top}) {
+      push @blocks, { t => 'p', text => "Host $h->{host}: $h->{why}." };
+      next;
+    }
+    my $st = $h->{avg_by_state};
+    my $states = join(', ', map { sprintf('%s %.2f', $_, $st->{$_}) }
+                            sort { $st->{$b} <=> $st->{$a} || $a cmp $b } keys %$st);
+    push @blocks, { t => 'p', text => sprintf('Host %s: %d samples in the measurement interval; '
+                                              . 'client backends of the database on average '
+                                              . '%.2f, of which %.2f active%s.', $h->{host},
+                                              $h->{samples_in_mi}, $h->{avg_backends},
+                                              $h->{avg_active},
+                                              $states ? " (the others: $states)" : '') };
+    if (!$h->{active_samples}) {
+      push @blocks, { t => 'p', text => 'No backend was active in any sample.' };
+      next;
+    }
+    push @blocks,
+      { t => 'table', head => ['Wait type', 'Samples', 'Share', 'Avg backends'],
+        align => [qw(l r r r)], rows => [map { $row->($_, $_->{type}) } @{ $h->{by_type} }] },
+      { t => 'table', head => ['Wait type', 'Wait event', 'Samples', 'Share', 'Avg backends'],
+        align => [qw(l l r r r)],
+        rows => [map { $row->($_, $_->{type}, $_->{event}) } @{ $h->{top} }] };
+    push @blocks, { t => 'p', text => "The $w->{top} most frequent of $h->{waits_seen} waits." }
+      if $h->{waits_seen} > @{ $h->{top} };
+  }
+  push @blocks, { t => 'p', text => 'pg_stat_activity sampled once a second on the database\'s '
+                  . 'host (controller/wait-sampler, sys/<host>/waits.csv): every active client '
+                  . 'backend of the database counts once per sample, under its wait event. CPU = '
+                  . 'active with no wait event: running, or in a wait PostgreSQL does not '
+                  . 'instrument. Share = part of all active-backend samples in the measurement '
+                  . 'interval; Avg backends = samples / samples taken, the average number of '
+                  . 'backends in that wait. Plot: db-waits.' };
+  return { id => 'waits', title => $title, blocks => \@blocks };
+}
+
+sub statements_section {
+  my ($r) = @_;
+  my $st = $r->{statements};
+  my $title = 'Top statements';
+  unless ($st->{available}) {
+    return { id => 'statements', title => $title,
+             blocks => [{ t => 'p', text => "Not available: $st->{why}." }] };
+  }
+  my @rows = map {
+    [sprintf('%.1f', $_->{total_ms}), pct($_->{share_pct}), $_->{calls},
+     sprintf('%.3f', $_->{mean_ms}), @$_{qw(rows shared_blks_hit shared_blks_read text)}]
+  } @{ $st->{top} };
+  my @blocks = ({ t => 'p', text => sprintf('pg_stat_statements of the database from %s to %s '
+                                            . '(read at the START and the STOP of the '
+                                            . 'measurement interval; %s): %d statements, %d '
+                                            . 'calls, %.1f s of execution in all.',
+                                            $st->{from} // 'unknown', $st->{to} // 'unknown',
+                                            $st->{reset} // 'reset unknown', $st->{statements},
+                                            $st->{calls}, $st->{total_ms} / 1000) });
+  push @blocks, @rows
+    ? { t => 'table', head => ['Total ms', 'Share', 'Calls', 'Mean ms', 'Rows', 'Shared hit',
+                               'Shared read', 'Statement'],
+        align => [qw(r r r r r r r l)], rows => \@rows }
+    : { t => 'p', text => 'No statement ran in between.' };
+  push @blocks, { t => 'p', text => "The $st->{top_n} statements with the most execution time "
+                  . '(planning not included); shared hit/read = shared buffer blocks found in '
+                  . 'and read into shared buffers. The text is shortened (results.json has it '
+                  . 'whole). With pg_stat_statements.track = top (its default) a server-side '
+                  . "frame counts as the call of its function; 'all' lists the statements inside "
+                  . 'it too.' };
+  return { id => 'statements', title => $title, blocks => \@blocks };
+}
+
+sub profile_section {
+  my ($r) = @_;
+  my $p = $r->{profile};
+  my @blocks;
+  for my $h (@{ $p->{hosts} }) {
+    push @blocks, { t => 'kv', rows => [["Host $h->{host}", $h->{status}],
+                                        $h->{svg} ? ['Flame graph', "$h->{svg} (open it in a "
+                                                     . 'browser; hover over a frame for its name '
+                                                     . 'and share)'] : (),
+                                        $h->{folded} ? ['Folded stacks', $h->{folded}] : ()] };
+  }
+  if (!@blocks) {
+    push @blocks, { t => 'p', text => $p->{asked}
+      ? 'Asked for (--profile) but not made: the run did not reach its measurement interval, '
+        . 'or the database\'s host is not known (see run.log).'
+      : 'Not recorded (brokerbench run --profile records one on the database\'s host).' };
+  }
+  push @blocks, { t => 'p', text => 'perf record -a -g at 99 Hz on the database\'s host for '
+                  . 'the measurement interval (controller/profile): every process, the kernel '
+                  . 'included; a stack starts with its process name.' } if @{ $p->{hosts} };
+  return { id => 'profile', title => 'CPU profile (flame graph)', blocks => \@blocks };
+}
+
 sub bh_section {
   my ($r) = @_;
   my $bh = $r->{bh};
@@ -667,7 +777,8 @@ sub problem_text {
 }
 
 my @SETTING_KEYS = qw(format customers scale_factor initial_trade_days users ramp_up_s
-                      duration_s pacing_s seed seed_source emulator_seeds db_workers frames transport db_name comment started_utc
+                      duration_s pacing_s seed seed_source emulator_seeds db_workers frames
+                      transport db_name comment profile started_utc
                       finished_utc kit_commit command status);
 
 sub settings_section {
