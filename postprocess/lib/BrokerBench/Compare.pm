@@ -115,8 +115,8 @@ sub load_run {
     return (undef, "'$dir' has no measurement interval" . ($why ? ": $why" : ''));
   }
   my $thresholds = $o{thresholds} // {
-    map { $_ => sprintf('%.0f', $r->{transactions}{$_}{p90_s} * $US) }
-    grep { defined $r->{transactions}{$_}{p90_s} } @CODES };
+    map { $_ => sprintf('%.0f', rt_s($r->{transactions}{$_}, 'p90') * $US) }
+    grep { defined rt_s($r->{transactions}{$_}, 'p90') } @CODES };
   my $run = { dir => $r->{results_dir}, r => $r, thresholds => $thresholds,
               intervals => interval_figures($r, $thresholds) };
   # Only what the comparison and its plots use stays: a run's rows are its biggest part.
@@ -243,9 +243,17 @@ sub run_summary {
   return { label => $run->{label}, dir => $run->{dir}, started_utc => $s->{started_utc},
            comment => $s->{comment}, kit_commit => $s->{kit_commit},
            verdict => $r->{verdict}{text}, reasons => scalar @{ $r->{verdict}{reasons} },
-           trtps => $r->{trtps}{measured}, trtps_headline => $r->{trtps}{headline},
+           trtps => $r->{trtps}{measured_tpse}, trtps_headline => $r->{trtps}{headline},
            mi_s => $r->{mi}{seconds}, interval_s => $iv->{length_s}, intervals => $iv->{count},
            problems => $r->{problems_total} };
+}
+
+# A type's response-time figure WHAT (avg, p90, ...) in seconds, from the analysis's
+# milliseconds; undef when the type has none.
+sub rt_s {
+  my ($t, $what) = @_;
+  my $ms = $t->{"response_time_${what}_ms"};
+  return defined $ms ? $ms / 1000 : undef;
 }
 
 # Figures of one pair, before judging: [id, table, code, label, base value, value, base sample,
@@ -257,7 +265,7 @@ sub figures {
   my ($tb, $tr) = ($rb->{transactions}, $rr->{transactions});
   my @f;
   push @f, { id => 'trtps', table => 'throughput', code => 'TR', label => 'TRTPS',
-             base => $rb->{trtps}{measured}, value => $rr->{trtps}{measured},
+             base => $rb->{trtps}{measured_tpse}, value => $rr->{trtps}{measured_tpse},
              samples => [$ib->{TR}{rate}, $ir->{TR}{rate}], better => 'higher', primary => 1,
              groups => [$ib->{TR}{group}, $ir->{TR}{group}] };
   for my $code (grep { $_ ne 'TR' && $_ ne 'DM' } @CODES) {
@@ -269,13 +277,14 @@ sub figures {
   }
   for my $code (@CODES) {
     push @f, { id => "avg/$code", table => 'avg', code => $code, label => $NAME{$code},
-               base => $tb->{$code}{avg_s}, value => $tr->{$code}{avg_s},
+               base => rt_s($tb->{$code}, 'avg'), value => rt_s($tr->{$code}, 'avg'),
                samples => [$ib->{$code}{mean_s}, $ir->{$code}{mean_s}], better => 'lower',
                groups => [$ib->{$code}{group}, $ir->{$code}{group}] };
   }
   for my $code (@CODES) {
     my $f = { id => "p90/$code", table => 'p90', code => $code, label => $NAME{$code},
-              base => $tb->{$code}{p90_s}, value => $tr->{$code}{p90_s}, better => 'lower',
+              base => rt_s($tb->{$code}, 'p90'), value => rt_s($tr->{$code}, 'p90'),
+              better => 'lower',
               groups => [$ib->{$code}{group}, $ir->{$code}{group}] };
     if (defined $base->{thresholds}{$code}) {
       $f->{samples} = [$ib->{$code}{over}, $ir->{$code}{over}];

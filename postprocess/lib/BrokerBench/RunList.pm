@@ -38,7 +38,8 @@ sub list_runs {
         $run->{started} = $s->{started_utc};
         $run->{comment} = $s->{comment};
         $run->{kit}     = $s->{kit_commit};
-        $run->{trtps}   = ref $j->{trtps} eq 'HASH' ? $j->{trtps}{measured} : undef;
+        my $t = ref $j->{trtps} eq 'HASH' ? $j->{trtps} : {};
+        $run->{trtps}   = $t->{measured_tpse} // $t->{measured};    # results.json v2, v1
         $run->{verdict} = ref $j->{verdict} eq 'HASH' ? $j->{verdict}{text} : undef;
         $run->{verdict} //= 'no verdict';
       } else {
