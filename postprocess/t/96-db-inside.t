@@ -163,6 +163,14 @@ subtest 'top statements: old column names, not installed, missing' => sub {
   write_file("$d/db/mi-start/pg_stat_statements.txt", "not installed: pg_stat_statements is not an extension\n");
   $r = analyze_dir($d);
   like($r->{statements}{why}, qr/^not installed/, 'not installed: said so');
+  # Installed but not preloaded: the reset and the read failed, the csv is empty.
+  write_file("$d/db/mi-start/pg_stat_statements.txt", "not reset (the figures are differences): "
+             . "ERROR:  pg_stat_statements must be loaded via shared_preload_libraries\n");
+  write_file("$d/db/$_/pg_stat_statements.csv", '') for qw(mi-start mi-end);
+  $r = analyze_dir($d);
+  like($r->{statements}{why}, qr/^the database answered: pg_stat_statements must be loaded .*next start/,
+       "not preloaded: the database's answer, and what to do");
+  is($r->{problems_total} // 0, 0, 'an empty snapshot with its reason is not an input problem');
 };
 
 subtest 'the profile in the report' => sub {

@@ -75,6 +75,15 @@ sub statement_stats {
     $st->{why} = $st->{reset};
     return;
   }
+  # An empty snapshot: psql read nothing, and the note says what the database answered (e.g.
+  # the library not preloaded yet). That is the reason, not an input problem.
+  if (-e "$r->{results_dir}/db/mi-start/pg_stat_statements.csv"
+      && -z _ && ($st->{reset} // '') =~ /ERROR:\s*(.+)/) {
+    $st->{why} = "the database answered: $1";
+    $st->{why} .= ' (the embedded cluster loads it from its next start: ./brokerbench db stop, '
+                  . 'then ./brokerbench db start)' if $1 =~ /shared_preload_libraries/;
+    return;
+  }
   my ($start, $why_start) = snapshot($r, 'mi-start');
   my ($end, $why_end) = snapshot($r, 'mi-end');
   if (!$start || !$end) {
