@@ -38,13 +38,18 @@ void ClientConnection::Start() {
 }
 
 void ClientConnection::Close() {
-  asio::post(socket_.get_executor(), [self = shared_from_this()] {
-    if (self->writing_) {
-      self->close_after_write_ = true;  // the last replies go out first
-    } else {
-      self->CloseNow();
-    }
-  });
+  asio::post(socket_.get_executor(), [self = shared_from_this()] { self->EndInput(); });
+}
+
+void ClientConnection::EndInput() {
+  input_ended_ = true;
+  CloseIfDone();
+}
+
+// Closes once nothing is owed, queued or being written. A read may still be pending: closing
+// the socket ends it.
+void ClientConnection::CloseIfDone() {
+  if (input_ended_ && owed_ == 0 && !writing_ && queued_.empty()) CloseNow();
 }
 
 void ClientConnection::CloseNow() {
@@ -63,14 +68,15 @@ void ClientConnection::WarnOnce(const std::string& what) {
 }
 
 void ClientConnection::ReadMore() {
-  // Keep the unhandled bytes (a partial frame) at the front, with room for the whole frame
-  // once its header, checked already, says how long it is.
+  // Keep the unhandled bytes (a partial frame) at the front. Room for the rest of a frame grows
+  // with what has arrived, at most doubling it per read, never straight to the length its header
+  // (checked already) declares: that costs memory only a peer that sends the bytes can claim.
   const std::size_t pending = input_end_ - input_begin_;
   std::size_t need = kReadChunk;
   if (pending >= pr::kFrameHeaderBytes) {
     auto parsed = pr::ParseFrameHeader(
         std::span<const uint8_t>(input_.data() + input_begin_, pr::kFrameHeaderBytes));
-    need = std::max(need, pr::kFrameHeaderBytes + parsed.header.body_length);
+    need = std::max(need, std::min(pr::kFrameHeaderBytes + parsed.header.body_length, 2 * pending));
   }
   if (input_begin_ > 0) {
     std::copy(input_.begin() + static_cast<std::ptrdiff_t>(input_begin_),
@@ -85,6 +91,7 @@ void ClientConnection::ReadMore() {
   socket_.async_read_some(
       asio::buffer(input_.data() + input_end_, input_.size() - input_end_),
       [self = shared_from_this()](error_code ec, std::size_t n) {
+        if (self->closed_ || self->input_ended_) return;  // closing: the bytes are not wanted
         if (ec) {
           if (self->input_end_ > self->input_begin_) {
             self->WarnOnce(fmt::format("connection ended inside a frame: {}", ec.message()));
@@ -92,6 +99,8 @@ void ClientConnection::ReadMore() {
                      ec != asio::error::connection_reset) {
             self->WarnOnce(fmt::format("read failed: {}", ec.message()));
           }
+          // A half-closed client still reads: the replies it is owed go out first.
+          if (ec == asio::error::eof) return self->EndInput();
           self->CloseNow();
           return;
         }
@@ -100,9 +109,10 @@ void ClientConnection::ReadMore() {
       });
 }
 
-// Handles every whole frame that has arrived, then reads on; a bad header stops reading.
+// Handles every whole frame that has arrived, then reads on, unless the input has ended (a bad
+// header, a refused hello) or too many replies wait to be written.
 void ClientConnection::HandleInput() {
-  while (!closed_) {
+  while (!closed_ && !input_ended_) {
     std::span<const uint8_t> pending(input_.data() + input_begin_, input_end_ - input_begin_);
     if (pending.size() < pr::kFrameHeaderBytes) break;
     auto parsed = pr::ParseFrameHeader(pending);
@@ -110,9 +120,9 @@ void ClientConnection::HandleInput() {
       // The length can't be trusted: answer, then close.
       stats_.malformed_frames.fetch_add(1, std::memory_order_relaxed);
       WarnOnce(parsed.status.message() + "; closing the connection");
-      close_after_write_ = true;
+      input_ended_ = true;
       SendError(parsed.header.request_id, pr::ErrorCode::kMalformedFrame, parsed.status.message());
-      return;
+      break;
     }
     const std::size_t frame_bytes = pr::kFrameHeaderBytes + parsed.header.body_length;
     if (pending.size() < frame_bytes) break;
@@ -120,7 +130,15 @@ void ClientConnection::HandleInput() {
     HandleFrame(parsed.header, pending.subspan(pr::kFrameHeaderBytes, parsed.header.body_length));
   }
   if (input_begin_ == input_end_) input_begin_ = input_end_ = 0;
-  if (!closed_) ReadMore();
+  if (closed_) return;
+  if (input_ended_) return CloseIfDone();
+  // One read's frames add a bounded amount (a read chunk of the smallest frames, each answered
+  // with at most an error text), so checking between reads bounds what waits.
+  if (Unsent() > kMaxUnsentBytes) {
+    read_paused_ = true;
+    return;
+  }
+  ReadMore();
 }
 
 void ClientConnection::HandleFrame(const pr::FrameHeader& header, std::span<const uint8_t> body) {
@@ -147,7 +165,8 @@ void ClientConnection::HandleFrame(const pr::FrameHeader& header, std::span<cons
           "Brokerage House serves customers {}, scale factor {}, initial trade days {}",
           hello.component, hello.customers_total, hello.scale_factor, hello.initial_trade_days,
           identity_.customers_total, identity_.scale_factor, identity_.initial_trade_days);
-      spdlog::warn("client {}: hello refused: {}", peer_, reply.reason);
+      spdlog::warn("client {}: hello refused: {}; closing the connection", peer_, reply.reason);
+      input_ended_ = true;  // the refusal is its last reply
     } else {
       hello_done_ = true;
       spdlog::info("client {}: {} connected", peer_, hello.component);
@@ -162,19 +181,27 @@ void ClientConnection::HandleFrame(const pr::FrameHeader& header, std::span<cons
   } else if (!hello_done_) {
     SendError(id, pr::ErrorCode::kUnexpectedMessage,
               "a hello with the run's sizing must come first");
-  } else if (!sink_.Submit(
-                 Job{shared_from_this(), id, header.type, std::move(decoded).value(), received})) {
-    stats_.overloaded.fetch_add(1, std::memory_order_relaxed);
-    SendError(id, pr::ErrorCode::kOverloaded, "the request queue is full");
+  } else {
+    ++owed_;  // before Submit: a sink may reply at once, from within it
+    if (!sink_.Submit(
+            Job{shared_from_this(), id, header.type, std::move(decoded).value(), received})) {
+      --owed_;
+      stats_.overloaded.fetch_add(1, std::memory_order_relaxed);
+      SendError(id, pr::ErrorCode::kOverloaded, "the request queue is full");
+    }
   }
 }
 
+// Each call is the reply to one job the sink took.
 void ClientConnection::Queue(std::span<const uint8_t> frame) {
+  if (owed_ > 0) --owed_;
   if (!closed_) queued_.insert(queued_.end(), frame.begin(), frame.end());
 }
 
 void ClientConnection::Flush() {
-  if (!closed_ && !writing_ && !queued_.empty()) Write();
+  if (closed_) return;
+  if (!writing_ && !queued_.empty()) return Write();
+  CloseIfDone();
 }
 
 void ClientConnection::SendError(uint64_t request_id, pr::ErrorCode code, std::string text) {
@@ -194,7 +221,7 @@ void ClientConnection::Reply(uint64_t request_id, const pr::Message& reply) {
 void ClientConnection::Write() {
   if (queued_.empty()) {
     writing_ = false;
-    if (close_after_write_) CloseNow();
+    CloseIfDone();
     return;
   }
   writing_ = true;
@@ -213,6 +240,12 @@ void ClientConnection::Write() {
                         return;
                       }
                       self->WriteDone();
+                      // A write that had to wait is what pauses reading; its end resumes it.
+                      if (self->read_paused_ && !self->closed_ && !self->input_ended_ &&
+                          self->Unsent() <= kMaxUnsentBytes) {
+                        self->read_paused_ = false;
+                        self->ReadMore();
+                      }
                     });
 }
 

@@ -6,7 +6,16 @@
 // A bad header leaves the byte stream without framing: the connection answers with an error
 // naming the field and value, then closes. A bad body keeps the framing: the request gets an
 // error reply and the connection goes on. Either way one warning names the peer, and every
-// other client is untouched.
+// other client is untouched. A refused hello is answered, then the connection closes.
+//
+// Hostile or careless peers (issue 16) cost bounded memory and no lost replies:
+// - The end of the input (a client that half-closes) stops reading, not writing: every reply
+//   owed, to requests still with the sink, is written before the connection closes, as an HTTP
+//   server does.
+// - The read buffer grows with the bytes that have arrived (at most doubling what is held), not
+//   to the length a header declares: a header alone costs a read chunk, not 1 MiB.
+// - While more than kMaxUnsentBytes of replies wait to be written (a client that sends and never
+//   reads), the connection is not read; reading resumes once the writes drain below it.
 //
 // Ownership: shared (Asio handlers, queued jobs and queued replies hold it); the server keeps
 // a weak reference to close it at shutdown. Thread-safety: Close from any thread; everything
@@ -42,11 +51,14 @@ class ClientConnection : public ReplyTarget, public std::enable_shared_from_this
   ClientConnection(StreamSocket socket, RequestSink& sink, Stats& stats,
                    const ServerIdentity& identity);
   void Start();
-  // Closes the connection (from any thread) once the replies already queued are written.
+  // Stops reading (from any thread) and closes the connection once every reply owed is written.
   void Close();
   // A worker's reply (ReplyQueue), on the I/O thread.
   void Queue(std::span<const uint8_t> frame) override;
   void Flush() override;
+
+  // Replies waiting to be written beyond which the connection stops reading.
+  static constexpr std::size_t kMaxUnsentBytes = 1 << 20;
 
  private:
   void ReadMore();
@@ -56,6 +68,10 @@ class ClientConnection : public ReplyTarget, public std::enable_shared_from_this
   void SendError(uint64_t request_id, protocol::ErrorCode code, std::string text);
   void Write();
   void WriteDone();
+  // Reads no more: what is owed is written, then the connection closes.
+  void EndInput();
+  void CloseIfDone();
+  std::size_t Unsent() const { return queued_.size() + sending_.size(); }
   void WarnOnce(const std::string& what);
   void CloseNow();
 
@@ -76,7 +92,9 @@ class ClientConnection : public ReplyTarget, public std::enable_shared_from_this
   std::vector<uint8_t> queued_;
   std::vector<uint8_t> sending_;
   bool writing_ = false;
-  bool close_after_write_ = false;
+  std::size_t owed_ = 0;      // requests with the sink, their replies not yet queued
+  bool input_ended_ = false;  // the peer's end of stream, a bad header, a refusal, Close
+  bool read_paused_ = false;  // too much unsent (kMaxUnsentBytes); resumed by a write's end
   bool hello_done_ = false;
   bool warned_ = false;
   bool closed_ = false;

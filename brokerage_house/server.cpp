@@ -20,6 +20,7 @@ Server::Server(ServerOptions options, SinkFactory factory)
     : options_(std::move(options)),
       factory_(std::move(factory)),
       acceptor_(io_),
+      accept_(acceptor_, [this](StreamSocket&& socket) { Accepted(std::move(socket)); }),
       signals_(io_, SIGINT, SIGTERM),
       summary_timer_(io_) {}
 
@@ -70,7 +71,7 @@ Status Server::Run() {
   });
   last_summary_ = std::chrono::steady_clock::now();
   Summary();
-  Accept();
+  accept_.Start();
   io_.run();
   spdlog::info("stopped: {}", stats_.SummaryLine(0));
   if (!options_.stats_file.empty()) return stats_.WriteCsv(options_.stats_file);
@@ -81,21 +82,13 @@ void Server::Stop() {
   asio::post(io_, [this] { BeginShutdown(); });
 }
 
-void Server::Accept() {
-  // The socket gets the acceptor's executor, io_'s own: no strand (see the class comment).
-  acceptor_.async_accept([this](error_code ec, StreamSocket socket) {
-    if (!acceptor_.is_open()) return;
-    if (!ec) {
-      auto client =
-          std::make_shared<ClientConnection>(std::move(socket), *sink_, stats_, options_.identity);
-      client->Start();
-      std::erase_if(clients_, [](const auto& w) { return w.expired(); });
-      clients_.push_back(client);
-    } else {
-      spdlog::warn("accept failed: {}", ec.message());
-    }
-    Accept();
-  });
+// The socket has the acceptor's executor, io_'s own: no strand (see the class comment).
+void Server::Accepted(StreamSocket&& socket) {
+  auto client =
+      std::make_shared<ClientConnection>(std::move(socket), *sink_, stats_, options_.identity);
+  client->Start();
+  std::erase_if(clients_, [](const auto& w) { return w.expired(); });
+  clients_.push_back(client);
 }
 
 void Server::Summary() {
@@ -131,6 +124,7 @@ void Server::BeginShutdown() {
   stopping_guard_.emplace(io_.get_executor());
   error_code ec;
   acceptor_.close(ec);
+  accept_.Stop();
   signals_.cancel(ec);
   summary_timer_.cancel();
   // Draining blocks, so it runs off the I/O thread; the I/O thread keeps delivering replies

@@ -1,9 +1,9 @@
 // Server: wires the Brokerage House together (Asio's HTTP server 3 "server"): an acceptor on
-// one I/O thread that never blocks, a ClientConnection per client, the RequestSink that serves
-// their requests (a WorkerPool of DB workers with the ReplyQueue that carries their replies
-// back, or a CallDispatcher on the I/O thread itself), the MarketClient, a periodic summary
-// line, and a graceful stop on SIGTERM/SIGINT: stop accepting, serve what is queued, deliver
-// the replies, close.
+// one I/O thread that never blocks (an AcceptLoop: failed accepts back off), a ClientConnection
+// per client, the RequestSink that serves their requests (a WorkerPool of DB workers with the
+// ReplyQueue that carries their replies back, or a CallDispatcher on the I/O thread itself), the
+// MarketClient, a periodic summary line, and a graceful stop on SIGTERM/SIGINT: stop accepting,
+// serve what is queued, deliver the replies, close.
 //
 // The io_context runs on one thread only (Run's), so its handlers never run concurrently:
 // connections need no strand of their own (Asio calls this an implicit strand), which saves
@@ -26,6 +26,7 @@
 #include "brokerage_house/request_sink.h"
 #include "brokerage_house/stats.h"
 #include "brokerage_house/worker_pool.h"
+#include "common/util/accept_loop.h"
 #include "common/util/asio.h"
 #include "common/util/cli.h"
 #include "common/util/stream_socket.h"
@@ -64,7 +65,7 @@ class Server {
   Stats& stats() { return stats_; }
 
  private:
-  void Accept();
+  void Accepted(StreamSocket&& socket);
   void Summary();
   void BeginShutdown();
   void WaitForClients(std::chrono::steady_clock::time_point deadline);
@@ -75,6 +76,7 @@ class Server {
   asio::io_context io_{1};  // run by one thread (the concurrency hint says so to Asio)
   ReplyQueue replies_{io_};
   StreamAcceptor acceptor_;
+  AcceptLoop accept_;
   asio::signal_set signals_;
   asio::steady_timer summary_timer_;
   std::unique_ptr<RequestSink> sink_;

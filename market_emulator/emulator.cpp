@@ -9,12 +9,14 @@
 #include <fstream>
 #include <iterator>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
 #include "common/protocol/codec.h"
+#include "common/util/accept_loop.h"
 #include "common/util/asio.h"
 #include "common/util/clock.h"
 #include "common/util/latency_histogram.h"
@@ -60,6 +62,7 @@ class MarketEmulator::Impl {
       : options_(std::move(options)),
         floor_(FloorOptions{options_.sizing, options_.seed, options_.max_pending}),
         acceptor_(io_),
+        accept_(acceptor_, [this](StreamSocket&& socket) { Accepted(std::move(socket)); }),
         signals_(io_, SIGINT, SIGTERM),
         book_timer_(io_),
         summary_timer_(io_),
@@ -92,9 +95,14 @@ class MarketEmulator::Impl {
     }
 
    private:
+    // Replies waiting to be written beyond which the session stops reading (a peer that sends
+    // and never reads); a write's end resumes it.
+    static constexpr size_t kMaxUnsentBytes = 1 << 20;
+
     void Read();
     void HandleFrames();
     void Flush();
+    size_t Unsent() const { return out_.pending.size() + out_.writing.size(); }
 
     Impl& owner_;
     StreamSocket socket_;
@@ -102,7 +110,9 @@ class MarketEmulator::Impl {
     FrameStream stream_;
     OutBuffer out_;
     bool hello_done_ = false;
-    bool closing_ = false;
+    bool closing_ = false;  // no more reading: what is queued is written, then it closes
+    bool paused_ = false;   // too much unsent (kMaxUnsentBytes)
+    bool warned_ = false;   // one warning per session for bad orders
   };
 
   // ---- the delivery side: one link per connection to the Brokerage House ----
@@ -129,7 +139,7 @@ class MarketEmulator::Impl {
     return std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - base_).count();
   }
 
-  void Accept();
+  void Accepted(StreamSocket&& socket);
   void OnOrder(Session& session, const pr::MarketTradeRequest& request, uint64_t request_id,
                std::vector<uint8_t>& out);
   void ArmBookTimer();
@@ -157,6 +167,7 @@ class MarketEmulator::Impl {
   asio::io_context io_;
   TradingFloor floor_;
   StreamAcceptor acceptor_;
+  AcceptLoop accept_;
   asio::signal_set signals_;
   asio::steady_timer book_timer_;
   asio::steady_timer summary_timer_;
@@ -227,7 +238,7 @@ Status MarketEmulator::Impl::Run() {
       options_.sizing.scale_factor, options_.sizing.initial_trade_days, options_.max_pending);
 
   mix_->Mark("START");
-  Accept();
+  accept_.Start();
   for (auto& link : links_) Connect(*link);
   signals_.async_wait([this](error_code ec, int signo) {
     if (ec) return;
@@ -253,6 +264,7 @@ void MarketEmulator::Impl::BeginShutdown() {
   stopping_ = true;
   error_code ec;
   acceptor_.close(ec);
+  accept_.Stop();
   signals_.cancel(ec);
   summary_timer_.cancel();
   book_timer_.cancel();
@@ -399,35 +411,40 @@ void MarketEmulator::Impl::Summary() {
 // ---------------------------------------------------------------------------------------------
 // Orders from the Brokerage House.
 
-void MarketEmulator::Impl::Accept() {
-  acceptor_.async_accept([this](error_code ec, StreamSocket socket) {
-    if (ec) {
-      if (!stopping_) spdlog::warn("accept: {}", ec.message());
-      if (acceptor_.is_open()) Accept();
-      return;
-    }
-    SetNoDelay(socket);
-    auto session = std::make_shared<Session>(*this, std::move(socket));
-    std::erase_if(sessions_, [](const auto& w) { return w.expired(); });
-    sessions_.push_back(session);
-    session->Start();
-    Accept();
-  });
+void MarketEmulator::Impl::Accepted(StreamSocket&& socket) {
+  SetNoDelay(socket);
+  auto session = std::make_shared<Session>(*this, std::move(socket));
+  std::erase_if(sessions_, [](const auto& w) { return w.expired(); });
+  sessions_.push_back(session);
+  session->Start();
 }
 
 void MarketEmulator::Impl::Session::Read() {
   auto space = stream_.space();
   socket_.async_read_some(asio::buffer(space.data(), space.size()),
                           [self = shared_from_this()](error_code ec, size_t n) {
+                            if (ec == asio::error::eof) {
+                              // Half-closed: the replies already queued go out, then it closes.
+                              self->closing_ = true;
+                              self->Flush();
+                              return;
+                            }
                             if (ec) {
-                              if (ec != asio::error::eof && ec != asio::error::operation_aborted)
+                              if (ec != asio::error::operation_aborted)
                                 spdlog::warn("Brokerage House {}: {}", self->peer_, ec.message());
                               self->Close();
                               return;
                             }
                             self->stream_.Commit(n);
                             self->HandleFrames();
-                            if (!self->closing_) self->Read();
+                            if (self->closing_) return;
+                            // One read's frames add a bounded amount: checking between reads
+                            // bounds what waits.
+                            if (self->Unsent() > kMaxUnsentBytes) {
+                              self->paused_ = true;
+                            } else {
+                              self->Read();
+                            }
                           });
 }
 
@@ -492,7 +509,12 @@ void MarketEmulator::Impl::Session::HandleFrames() {
       continue;
     }
     if (Status s = pr::Decode(stream_.body(), request); !s.ok()) {
-      spdlog::warn("Brokerage House {}: {}", peer_, s.message());
+      if (!std::exchange(warned_, true)) {
+        spdlog::warn(
+            "Brokerage House {}: {} (further bad orders on this connection are answered, "
+            "not logged)",
+            peer_, s.message());
+      }
       AppendFrame(pr::ErrorReply{pr::ErrorCode::kMalformedFrame, s.message()}, header.request_id,
                   out_.pending);
       continue;
@@ -523,6 +545,10 @@ void MarketEmulator::Impl::Session::Flush() {
                         return;
                       }
                       self->Flush();
+                      if (self->paused_ && !self->closing_ && self->Unsent() <= kMaxUnsentBytes) {
+                        self->paused_ = false;
+                        self->Read();
+                      }
                     });
 }
 

@@ -1,10 +1,13 @@
 // MarketEmulator: the Market Exchange Emulator (DESIGN.md, "Market Exchange Emulator";
 // reference §5.5). It wires together, on one I/O thread:
 //
-//  * an order server: an acceptor for one or more Brokerage House connections. Each says hello
-//    (the sizing must match ours; a refusal names both), then streams MarketTradeRequest
-//    frames; every request gets exactly one reply, a MarketTradeAck when the TradingFloor
-//    queued it, or an ErrorReply naming why it was refused (the pending cap, a bad symbol);
+//  * an order server: an acceptor for one or more Brokerage House connections (an AcceptLoop:
+//    failed accepts back off). Each says hello (the sizing must match ours; a refusal names
+//    both and closes the connection), then streams MarketTradeRequest frames; every request
+//    gets exactly one reply, a MarketTradeAck when the TradingFloor queued it, or an ErrorReply
+//    naming why it was refused (the pending cap, a bad symbol). A connection that half-closes
+//    still gets its replies; one whose unsent replies pass 1 MiB is not read until they drain;
+//    its read buffer grows with the bytes that arrive, not with a header's body length;
 //  * the TradingFloor (trading_floor.h): order timers, trade prices, limit triggers, ticker,
 //    with one steady_timer armed for the earliest due time;
 //  * a delivery client: a pool of --delivery-connections connections to the BH, each saying

@@ -2,7 +2,8 @@
 // arrived into space(), calls Commit(n), then takes frames with Next() until it says kNeedMore;
 // many small frames per read cost one system call, which is what lets one I/O thread carry
 // tens of thousands of orders and deliveries per second. The header is validated (body
-// length above all) before the buffer grows for the body.
+// length above all) first, and the buffer grows with the bytes that arrive (space() per read),
+// never to the length a header declares: a peer that sends a header alone claims no body.
 //
 // Ownership: owns its buffer. Thread-safety: none; one per connection.
 #pragma once
@@ -49,10 +50,7 @@ class FrameStream {
       return State::kBad;
     }
     const size_t whole = protocol::kFrameHeaderBytes + parsed.header.body_length;
-    if (available.size() < whole) {
-      space(whole - available.size());  // make room for the rest of this frame
-      return State::kNeedMore;
-    }
+    if (available.size() < whole) return State::kNeedMore;
     header_ = parsed.header;
     body_ = available.subspan(protocol::kFrameHeaderBytes, parsed.header.body_length);
     start_ += whole;
