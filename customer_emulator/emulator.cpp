@@ -18,6 +18,8 @@
 #include "common/protocol/frame.h"
 #include "common/util/asio.h"
 #include "common/util/clock.h"
+#include "common/util/metrics_server.h"
+#include "common/util/metrics_text.h"
 #include "common/util/mix_log.h"
 #include "common/util/stream_socket.h"
 #include "common/workload/customer_selection.h"
@@ -35,6 +37,16 @@ constexpr uint32_t kNoSlot = UINT32_MAX;
 constexpr int kDefaultMaxConnections = 64;
 constexpr size_t kReadBufferBytes = 16 * 1024;
 constexpr int kMaxWarnings = 5;  // of each kind, then only counted
+
+// The types a customer emulator sends (Trade-Result and Market-Feed come from the market
+// emulator), in the order the metrics endpoint lists them.
+constexpr TT kCeTypes[] = {TT::kBrokerVolume,   TT::kCustomerPosition, TT::kMarketWatch,
+                           TT::kSecurityDetail, TT::kTradeLookup,      TT::kTradeOrder,
+                           TT::kTradeStatus,    TT::kTradeUpdate,      TT::kDataMaintenance,
+                           TT::kTradeCleanup};
+// The metrics endpoint's phases (brokerbench_phase), as Emulator::Impl::PhaseIndex reads them.
+constexpr std::string_view kPhases[] = {"connecting", "trade-cleanup", "ramp-up", "measuring",
+                                        "stopping"};
 
 pr::MessageType RequestTypeOf(TT type) {
   switch (type) {
@@ -155,6 +167,8 @@ class Emulator::Impl {
   Status Run();
   void Stop();
   const RunSummary& summary() const { return *summary_; }
+  std::string MetricsText() const;
+  uint16_t metrics_port() const { return metrics_port_.load(); }
 
   // --- called by Connection, on the I/O thread ---
   void OnHelloReply(Connection& c, const pr::HelloReply& reply);
@@ -178,6 +192,7 @@ class Emulator::Impl {
   int LiveConnections() const;
 
   void Fail(Status s);
+  size_t PhaseIndex() const;
   void StartTradeCleanup();
   void StartUsers();
   void Dispatch(uint32_t user, int64_t ready_us);
@@ -207,6 +222,8 @@ class Emulator::Impl {
   asio::steady_timer progress_timer_;
   asio::steady_timer connect_timer_;
   asio::signal_set signals_;
+  std::unique_ptr<MetricsServer> metrics_;
+  std::atomic<uint16_t> metrics_port_{0};
   std::vector<std::unique_ptr<Connection>> connections_;
   std::vector<User> users_;
   Request dm_;
@@ -492,6 +509,14 @@ Status Emulator::Impl::Run() {
     return Status::Unavailable(found.status().message());
   }
   const StreamProtocol::endpoint endpoint = *found;
+  if (o.metrics_listen) {
+    metrics_ = std::make_unique<MetricsServer>(io_, [this] { return MetricsText(); });
+    if (Status s = metrics_->Start(*o.metrics_listen, o.metrics_port_file); !s.ok()) {
+      (void)log_->Close();
+      return s;
+    }
+    metrics_port_.store(metrics_->port());
+  }
 
   run_start_us_ = MonotonicMicros();
   progress_last_us_ = run_start_us_;
@@ -812,8 +837,10 @@ void Emulator::Impl::EndRequest(uint32_t slot, pr::Outcome outcome, int32_t spec
   ++s.count_by_outcome[static_cast<int>(outcome)];
   if (IsError(outcome)) ++s.errors;
   if (spec_status < 0) ++s.invalid;
-  if (reply && !IsError(outcome))
+  if (reply && !IsError(outcome)) {
     s.response_by_type[static_cast<int>(r.type)].Record(row.response_us);
+    s.response_buckets_by_type[static_cast<int>(r.type)].Record(row.response_us);
+  }
   if (reply && slot < users_.size() && s.started && !stopping_) ++s.measured_transactions;
   if (slot == tc_slot() && outcome != pr::Outcome::kOk) {
     spdlog::error("Trade-Cleanup ended {} (spec status {}): the run goes on, but is not valid",
@@ -920,6 +947,7 @@ void Emulator::Impl::Finish() {
   error_code ignored;
   signals_.cancel(ignored);
   for (auto& c : connections_) c->Close();
+  if (metrics_) metrics_->Close();
 }
 
 void Emulator::Impl::ArmProgress() {
@@ -946,6 +974,45 @@ void Emulator::Impl::Progress() {
                stopping_ ? ", stopping" : "");
 }
 
+// brokerbench_phase: connecting, trade-cleanup, ramp-up (users starting or running before
+// START), measuring (from START), stopping (from the end of the duration or a stop request).
+size_t Emulator::Impl::PhaseIndex() const {
+  if (stopping_) return 4;
+  if (phase_ == Phase::kConnecting) return 0;
+  if (phase_ == Phase::kCleanup) return 1;
+  return summary_->started ? 3 : 2;
+}
+
+// The metrics endpoint's exposition (README, "Live metrics"): the summary's own counters, read
+// on the I/O thread that keeps them. The family names are shared with the market emulator's,
+// so that a scraper can add the two up by type.
+std::string Emulator::Impl::MetricsText() const {
+  const RunSummary& s = *summary_;
+  OpenMetricsText text;
+  text.Counter("brokerbench_transactions", "Transactions completed (mix log rows), by type");
+  for (TT t : kCeTypes) {
+    text.Sample({{"type", wl::TransactionCode(t)}}, s.count_by_type[static_cast<int>(t)]);
+  }
+  text.Counter("brokerbench_outcomes", "Transactions completed (mix log rows), by outcome");
+  for (int o = 0; o <= pr::kMaxOutcome; ++o) {
+    text.Sample({{"outcome", pr::OutcomeName(static_cast<pr::Outcome>(o))}}, s.count_by_outcome[o]);
+  }
+  text.Histogram("brokerbench_response_seconds",
+                 "Response time (first byte sent to last byte received) of the replies that are "
+                 "not errors, by type");
+  for (TT t : kCeTypes) {
+    text.HistogramSample({{"type", wl::TransactionCode(t)}},
+                         s.response_buckets_by_type[static_cast<int>(t)]);
+  }
+  text.Gauge("brokerbench_in_flight", "Requests sent and not answered yet");
+  text.Sample({}, outstanding_);
+  text.Gauge("brokerbench_users_started", "Emulated users that have sent their first request");
+  text.Sample({}, s.users_started);
+  text.StateSet("brokerbench_phase", "Where the customer emulator is in the run", kPhases,
+                PhaseIndex());
+  return text.Finish();
+}
+
 // ---------------------------------------------------------------------------------------------
 
 Emulator::Emulator(EmulatorOptions options) : impl_(std::make_unique<Impl>(std::move(options))) {}
@@ -953,6 +1020,8 @@ Emulator::~Emulator() = default;
 Status Emulator::Run() { return impl_->Run(); }
 void Emulator::Stop() { impl_->Stop(); }
 const RunSummary& Emulator::summary() const { return impl_->summary(); }
+std::string Emulator::MetricsText() const { return impl_->MetricsText(); }
+uint16_t Emulator::metrics_port() const { return impl_->metrics_port(); }
 
 std::string Emulator::SummaryText() const {
   const RunSummary& s = impl_->summary();

@@ -52,6 +52,11 @@
 //    sending, outstanding replies are awaited for at most `stop_wait`; what is still missing
 //    then is logged with outcome `timeout`; then STOP is marked and the log closed (every row
 //    flushed).
+//  * The metrics endpoint (metrics_listen, off by default; README, "Live metrics"): an
+//    OpenMetrics server on the same I/O thread, so a scrape reads the summary's counters, the
+//    in-flight count and the phase where they are kept, with no lock and no copy made unless
+//    somebody scrapes. The only cost per transaction is one more histogram (fixed bounds, for
+//    aggregation) beside the summary's LatencyHistogram. It closes with the run.
 //  * A mix log that cannot be written (its writer flushes every 100 ms and reports the first
 //    error) ends the run at once with that error: no wait for outstanding replies.
 //
@@ -64,10 +69,12 @@
 #include <chrono>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "common/util/cli.h"
 #include "common/util/latency_histogram.h"
+#include "common/util/metrics_histogram.h"
 #include "common/util/status.h"
 #include "common/workload/mix.h"
 #include "common/workload/sizing.h"
@@ -94,6 +101,10 @@ struct EmulatorOptions {
   std::chrono::milliseconds connect_timeout{std::chrono::seconds(10)};
   int progress_seconds = 5;     // progress line period on stderr; 0: none
   bool handle_signals = false;  // SIGTERM/SIGINT stop the run (the program sets this)
+  // The OpenMetrics endpoint: none unless set; port 0 takes one the system picks, written to
+  // metrics_port_file (when given) once listening.
+  std::optional<HostPort> metrics_listen;
+  std::string metrics_port_file;
   std::string component = "bb-customer-emulator 0.1.0";
 };
 
@@ -111,6 +122,8 @@ struct RunSummary {
   std::array<int64_t, workload::kTransactionTypeCount> count_by_type{};
   std::array<int64_t, 8> count_by_outcome{};  // protocol::Outcome order
   std::array<LatencyHistogram, workload::kTransactionTypeCount> response_by_type{};
+  // The same replies over the fixed bounds of the metrics endpoint's histograms.
+  std::array<BucketHistogram, workload::kTransactionTypeCount> response_buckets_by_type{};
   LatencyHistogram dispatch_lateness;
   int users_started = 0;
   bool started = false;  // START was marked
@@ -140,6 +153,11 @@ class Emulator {
   // dispatch lateness median and p99. No mix share or verdict: the report judges the mix over
   // its measurement interval, and the controller prints that.
   std::string SummaryText() const;
+  // The OpenMetrics exposition that GET /metrics answers (whether or not the endpoint is on):
+  // call it after Run returns, for the run's final numbers.
+  std::string MetricsText() const;
+  // The metrics endpoint's TCP port once it listens (0 before, or without one); from any thread.
+  uint16_t metrics_port() const;
 
   class Impl;
 

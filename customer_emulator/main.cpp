@@ -51,6 +51,10 @@ Trade-Cleanup before the users start and one Data-Maintenance every 60 s.
   --stop-wait DURATION        at the end, how long to wait for outstanding replies before
                               logging them as timeouts (default 30s)
   --progress-seconds N        period of the progress line on stderr (default 5; 0: none)
+  --metrics-listen HOST:PORT  serve live metrics (OpenMetrics, for Prometheus or curl) at
+                              http://HOST:PORT/metrics while the run runs; port 0 takes a
+                              free one (default: no endpoint)
+  --metrics-port-file FILE    write the metrics endpoint's port there once it listens
   --log-level LEVEL           trace, debug, info, warn, error (default info or SPDLOG_LEVEL)
   -h, --help                  this text
 
@@ -123,6 +127,16 @@ Result<Options> Parse(int argc, char** argv) {
       auto v = args.Value();
       if (!v.ok()) return v.status();
       (arg == "--out" ? o.out_dir : arg == "--mix-log" ? e.mix_log : o.log_level) = *v;
+    } else if (arg == "--metrics-port-file") {
+      auto v = args.Value();
+      if (!v.ok()) return v.status();
+      e.metrics_port_file = *v;
+    } else if (arg == "--metrics-listen") {
+      auto v = args.Value();
+      if (!v.ok()) return v.status();
+      auto address = bb::ParseListenAddress(arg, *v);
+      if (!address.ok()) return address.status();
+      e.metrics_listen = *address;
     } else if (arg == "--no-trade-cleanup") {
       e.trade_cleanup = false;
     } else if (arg == "--no-data-maintenance") {
@@ -130,6 +144,9 @@ Result<Options> Parse(int argc, char** argv) {
     } else {
       return Status::InvalidArgument(fmt::format("unknown option '{}' (see --help)", arg));
     }
+  }
+  if (!e.metrics_port_file.empty() && !e.metrics_listen) {
+    return Status::InvalidArgument("--metrics-port-file: needs --metrics-listen");
   }
   if ((e.partition_first == 0) != (e.partition_customers == 0)) {
     return Status::InvalidArgument(

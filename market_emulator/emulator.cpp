@@ -20,6 +20,9 @@
 #include "common/util/asio.h"
 #include "common/util/clock.h"
 #include "common/util/latency_histogram.h"
+#include "common/util/metrics_histogram.h"
+#include "common/util/metrics_server.h"
+#include "common/util/metrics_text.h"
 #include "common/util/mix_log.h"
 #include "common/util/port_file.h"
 #include "common/util/stream_socket.h"
@@ -77,7 +80,9 @@ class MarketEmulator::Impl {
   void Stop() {
     asio::post(io_, [this] { BeginShutdown(); });
   }
+  std::string MetricsText() const;
   std::atomic<uint16_t> port_{0};
+  std::atomic<uint16_t> metrics_port_{0};
   std::atomic<bool> listening_{false};
   EmulatorStats stats_;
 
@@ -158,6 +163,8 @@ class MarketEmulator::Impl {
   void Fail(int64_t trade_id, std::string_view code, std::string_view reason);
   void StopOnError(Status why);
   Status WritePending(const std::string& text);
+  // Counts a mix row for the metrics endpoint; `reply`: the BH answered it.
+  void CountRow(const MixRow& row, bool is_tr, bool reply);
   void RefreshGauges() {
     stats_.pending.store(static_cast<int64_t>(floor_.pending()), std::memory_order_relaxed);
     stats_.due.store(static_cast<int64_t>(floor_.due_count()), std::memory_order_relaxed);
@@ -192,6 +199,11 @@ class MarketEmulator::Impl {
   Clock::time_point last_summary_;
   LatencyHistogram tr_interval_;
   int64_t last_mf_ = 0;
+  // For the metrics endpoint, per mix row: [0] Trade-Result, [1] Market-Feed.
+  std::array<int64_t, 2> rows_by_type_{};
+  std::array<int64_t, pr::kMaxOutcome + 1> rows_by_outcome_{};
+  std::array<BucketHistogram, 2> response_by_type_{};
+  std::unique_ptr<MetricsServer> metrics_;  // after io_: closed and destroyed before it
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -225,6 +237,16 @@ Status MarketEmulator::Impl::Run() {
       (void)mix_->Close();
       return written;
     }
+  }
+  if (options_.metrics_listen) {
+    metrics_ = std::make_unique<MetricsServer>(io_, [this] { return MetricsText(); });
+    if (Status s = metrics_->Start(*options_.metrics_listen, options_.metrics_port_file); !s.ok()) {
+      std::fclose(failed_);
+      failed_ = nullptr;
+      (void)mix_->Close();
+      return s;
+    }
+    metrics_port_.store(metrics_->port());
   }
   spdlog::info(
       "listening for Brokerage House orders on {}; delivering to {} over {} connections "
@@ -299,6 +321,7 @@ void MarketEmulator::Impl::Finish() {
   if (finished_) return;
   finished_ = true;
   drain_timer_.cancel();
+  if (metrics_) metrics_->Close();
   for (auto& link : links_) {
     DropLink(*link, "the market emulator is stopping");
     link->retry.cancel();
@@ -742,6 +765,7 @@ void MarketEmulator::Impl::Delivered(Link& link, InFlight& f, const pr::ReplySta
   row.user = link.index;
   row.wait_us = f.sent_us - f.delivery.due_us;
   mix_->Append(row);
+  CountRow(row, is_tr, /*reply=*/true);
   if (is_tr && status.outcome <= pr::Outcome::kWarning) tr_interval_.Record(row.response_us);
   if (status.outcome != pr::Outcome::kOk) {
     stats_.delivery_errors.fetch_add(1, std::memory_order_relaxed);
@@ -796,6 +820,7 @@ void MarketEmulator::Impl::DropLink(Link& link, const std::string& why) {
     row.user = link.index;
     row.wait_us = f.sent_us - f.delivery.due_us;
     mix_->Append(row);
+    CountRow(row, is_tr, /*reply=*/false);
     const std::string reason = "lost in flight (" + why + ")";
     if (is_tr) {
       const auto& tr = std::get<pr::TradeResultInput>(f.delivery.message);
@@ -840,6 +865,9 @@ void MarketEmulator::Impl::Pump() {
       InFlight f;
       f.request_id = next_request_id_++;
       f.delivery = floor_.PopDue();
+      if (std::holds_alternative<pr::TradeResultInput>(f.delivery.message)) {
+        stats_.trade_results_sent.fetch_add(1, std::memory_order_relaxed);
+      }
       f.sent_us = NowUs();
       f.sent_wall_us = WallMicros();
       std::visit([&](const auto& m) { AppendFrame(m, f.request_id, link.out.pending); },
@@ -877,6 +905,63 @@ void MarketEmulator::Impl::FlushLink(Link& link) {
 }
 
 // ---------------------------------------------------------------------------------------------
+// The metrics endpoint (README, "Live metrics").
+
+void MarketEmulator::Impl::CountRow(const MixRow& row, bool is_tr, bool reply) {
+  const size_t type = is_tr ? 0 : 1;
+  ++rows_by_type_[type];
+  ++rows_by_outcome_[row.outcome];
+  // As the customer emulator's: the response times of the replies that are not errors.
+  const auto outcome = static_cast<pr::Outcome>(row.outcome);
+  if (reply && outcome <= pr::Outcome::kInvalid) response_by_type_[type].Record(row.response_us);
+}
+
+// The family names the customer emulator uses too, so that a scraper adds the two up by type;
+// then the market's own (brokerbench_mee_*). Read on the I/O thread that keeps the numbers.
+std::string MarketEmulator::Impl::MetricsText() const {
+  static constexpr std::string_view kTypes[] = {"TR", "MF"};
+  static constexpr std::string_view kPhases[] = {"connecting", "delivering", "stopping"};
+  OpenMetricsText text;
+  text.Counter("brokerbench_transactions", "Transactions completed (mix log rows), by type");
+  for (size_t t = 0; t < 2; ++t) text.Sample({{"type", kTypes[t]}}, rows_by_type_[t]);
+  text.Counter("brokerbench_outcomes", "Transactions completed (mix log rows), by outcome");
+  for (int o = 0; o <= pr::kMaxOutcome; ++o) {
+    text.Sample({{"outcome", pr::OutcomeName(static_cast<pr::Outcome>(o))}}, rows_by_outcome_[o]);
+  }
+  text.Histogram("brokerbench_response_seconds",
+                 "Response time (request sent to reply read) of the replies that are not errors, "
+                 "by type");
+  for (size_t t = 0; t < 2; ++t) text.HistogramSample({{"type", kTypes[t]}}, response_by_type_[t]);
+  size_t in_flight = 0;
+  for (const auto& l : links_) in_flight += l->in_flight.size();
+  text.Gauge("brokerbench_in_flight", "Requests sent and not answered yet");
+  text.Sample({}, static_cast<int64_t>(in_flight));
+  // connecting: no delivery connection is up (at the start, or while the BH is away).
+  const size_t phase = stopping_ ? 2 : stats_.links_up.load() == 0 ? 0 : 1;
+  text.StateSet("brokerbench_phase", "Where the market emulator is in the run", kPhases, phase);
+  text.Gauge("brokerbench_mee_due_orders", "Deliveries due and not sent yet");
+  text.Sample({}, static_cast<int64_t>(floor_.due_count()));
+  text.Gauge("brokerbench_mee_pending_orders",
+             "Orders the market holds: in their completion delay, limit orders waiting for their "
+             "price, deliveries due");
+  text.Sample({}, static_cast<int64_t>(floor_.pending()));
+  text.Counter("brokerbench_mee_trade_results_sent", "Trade-Results sent, re-sends included");
+  text.Sample({}, stats_.trade_results_sent.load());
+  text.Counter("brokerbench_mee_trade_results_completed",
+               "Trade-Results the Brokerage House answered for the last time (any outcome)");
+  text.Sample({}, stats_.trade_results_delivered.load());
+  text.Counter("brokerbench_mee_orders_received", "Trade requests from the Brokerage House");
+  text.Sample({}, stats_.orders_received.load());
+  text.Counter("brokerbench_mee_orders_refused",
+               "Trade requests refused (the pending cap, a bad symbol, stopping)");
+  text.Sample({}, stats_.orders_refused.load());
+  text.Gauge("brokerbench_mee_delivery_connections_up",
+             "Delivery connections to the Brokerage House up");
+  text.Sample({}, stats_.links_up.load());
+  return text.Finish();
+}
+
+// ---------------------------------------------------------------------------------------------
 
 MarketEmulator::MarketEmulator(EmulatorOptions options)
     : impl_(std::make_unique<Impl>(std::move(options))) {}
@@ -884,6 +969,8 @@ MarketEmulator::~MarketEmulator() = default;
 Status MarketEmulator::Run() { return impl_->Run(); }
 void MarketEmulator::Stop() { impl_->Stop(); }
 uint16_t MarketEmulator::port() const { return impl_->port_.load(); }
+uint16_t MarketEmulator::metrics_port() const { return impl_->metrics_port_.load(); }
+std::string MarketEmulator::MetricsText() const { return impl_->MetricsText(); }
 bool MarketEmulator::listening() const { return impl_->listening_.load(); }
 const EmulatorStats& MarketEmulator::stats() const { return impl_->stats_; }
 

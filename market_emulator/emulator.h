@@ -44,14 +44,20 @@
 // failed-trades.csv when stdio writes a block of it) stops it at once, without the drain, and
 // Run returns that error.
 //
-// Ownership: owns everything it starts. Thread-safety: Run on one thread; Stop, port() and
-// stats() from any.
+// The metrics endpoint (metrics_listen, off by default; README, "Live metrics") is served on
+// the same I/O thread and reads the numbers where they are kept: Trade-Result and Market-Feed
+// rows by type and outcome, their response times over fixed bounds (counted per row, beside
+// the mix log), in flight, due, pending, Trade-Results sent and completed. It closes at stop.
+//
+// Ownership: owns everything it starts. Thread-safety: Run on one thread; Stop, port(),
+// metrics_port() and stats() from any; MetricsText() after Run returns.
 #pragma once
 
 #include <atomic>
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "common/protocol/transactions.h"
@@ -75,7 +81,11 @@ struct EmulatorOptions {
   size_t max_pending = 1'000'000;
   std::string out_dir = ".";  // mix-mee.csv, failed-trades.csv and pending-trades.csv go here
   std::string port_file;      // the bound order port is written here once listening
-  int summary_seconds = 10;   // 0: no summary line
+  // The OpenMetrics endpoint: none unless set; port 0 takes one the system picks, written to
+  // metrics_port_file (when given) once listening.
+  std::optional<HostPort> metrics_listen;
+  std::string metrics_port_file;
+  int summary_seconds = 10;  // 0: no summary line
   int drain_seconds = 5;
   std::string component = "bb-market-emulator 0.1.0";
   // Test seam: called on the I/O thread for every Trade-Result the BH answered.
@@ -86,6 +96,7 @@ struct EmulatorOptions {
 struct EmulatorStats {
   std::atomic<int64_t> orders_received{0};
   std::atomic<int64_t> orders_refused{0};
+  std::atomic<int64_t> trade_results_sent{0};       // each send, re-sends included
   std::atomic<int64_t> trade_results_delivered{0};  // the BH replied, finally (any outcome)
   std::atomic<int64_t> market_feeds_delivered{0};
   std::atomic<int64_t> delivery_errors{0};  // replied with something other than ok
@@ -110,7 +121,10 @@ class MarketEmulator {
   // be bound or a log cannot be written.
   Status Run();
   void Stop();
-  uint16_t port() const;  // the bound TCP port, once listening (0 for a Unix-domain socket)
+  uint16_t port() const;          // the bound TCP port, once listening (0 for a Unix-domain socket)
+  uint16_t metrics_port() const;  // the metrics endpoint's TCP port, once listening (or 0)
+  // The OpenMetrics exposition GET /metrics answers; after Run returns, the final numbers.
+  std::string MetricsText() const;
   bool listening() const;
   const EmulatorStats& stats() const;
 

@@ -46,6 +46,10 @@ concurrent connections.
                               and, at stop, pending-trades.csv (trade_id,code,state of every
                               order the market had not finished with) go (default .)
   --summary-seconds N         period of the summary line (default 10; 0: none)
+  --metrics-listen HOST:PORT  serve live metrics (OpenMetrics, for Prometheus or curl) at
+                              http://HOST:PORT/metrics while it runs; port 0 takes a free one
+                              (default: no endpoint)
+  --metrics-port-file FILE    write the metrics endpoint's port there once it listens
   --drain-seconds N           at stop, time given to due deliveries (default 5)
   --log-file FILE             log there too (default: stderr only)
   --log-level LEVEL           trace, debug, info, warn, error (default info or SPDLOG_LEVEL)
@@ -62,21 +66,6 @@ struct Options {
   bool seed_fixed = false;
 };
 
-// --listen HOST:0 asks for an ephemeral port, reported through --port-file. ParseHostPort
-// takes ports 1..65535 only (what a peer address needs), so port 0 is recognised here.
-Result<bb::HostPort> ParseListen(std::string_view option, std::string_view text) {
-  if (text.size() > 2 && text.ends_with(":0")) {
-    std::string with_port(text.substr(0, text.size() - 1));
-    with_port += "1";
-    auto hp = bb::ParseHostPort(option, with_port);
-    if (!hp.ok()) return hp.status();
-    bb::HostPort out = *hp;
-    out.port = 0;
-    return out;
-  }
-  return bb::ParseHostPort(option, text);
-}
-
 Result<Options> Parse(int argc, char** argv) {
   Options o;
   o.emulator.seed = bb::workload::TimeOfDaySeed();
@@ -86,7 +75,8 @@ Result<Options> Parse(int argc, char** argv) {
     if (arg == "--listen" || arg == "--bh") {
       auto v = args.Value();
       if (!v.ok()) return v.status();
-      auto hp = arg == "--listen" ? ParseListen(arg, *v) : bb::ParseHostPort(arg, *v);
+      // --listen HOST:0 asks for a port the system picks, reported through --port-file.
+      auto hp = arg == "--listen" ? bb::ParseListenAddress(arg, *v) : bb::ParseHostPort(arg, *v);
       if (!hp.ok()) return hp.status();
       (arg == "--listen" ? o.emulator.listen : o.emulator.bh) = *hp;
     } else if (arg == "--port-file" || arg == "--bh-port-file" || arg == "--out" ||
@@ -98,6 +88,16 @@ Result<Options> Parse(int argc, char** argv) {
        : arg == "--out"          ? o.emulator.out_dir
        : arg == "--log-file"     ? o.log_file
                                  : o.log_level) = *v;
+    } else if (arg == "--metrics-listen") {
+      auto v = args.Value();
+      if (!v.ok()) return v.status();
+      auto address = bb::ParseListenAddress(arg, *v);
+      if (!address.ok()) return address.status();
+      o.emulator.metrics_listen = *address;
+    } else if (arg == "--metrics-port-file") {
+      auto v = args.Value();
+      if (!v.ok()) return v.status();
+      o.emulator.metrics_port_file = *v;
     } else if (arg == "--delivery-connections" || arg == "--max-in-flight") {
       auto n = args.Number(1, 1024);
       if (!n.ok()) return n.status();
@@ -129,6 +129,9 @@ Result<Options> Parse(int argc, char** argv) {
     }
   }
   if (Status s = o.emulator.sizing.Validate(); !s.ok()) return s;
+  if (!o.emulator.metrics_port_file.empty() && !o.emulator.metrics_listen) {
+    return Status::InvalidArgument("--metrics-port-file: needs --metrics-listen");
+  }
   std::error_code ec;
   if (!std::filesystem::is_directory(o.emulator.out_dir, ec)) {
     return Status::InvalidArgument(

@@ -135,6 +135,18 @@ Result<HostPort> ParseHostPort(std::string_view option, std::string_view text) {
   return HostPort{std::string(host), static_cast<uint16_t>(*port)};
 }
 
+Result<HostPort> ParseListenAddress(std::string_view option, std::string_view text) {
+  if (text.starts_with("unix:")) return ParseHostPort(option, text);
+  // ParseHostPort takes ports 1..65535 only (what a peer's address needs): HOST:0 is read as
+  // HOST:1, then given port 0, so that the host is checked the same way.
+  std::string with_port(text);
+  if (text.ends_with(":0")) with_port.back() = '1';
+  auto address = ParseHostPort(option, with_port);
+  if (!address.ok()) return Invalid(option, text, "host:port with a port from 0 to 65535");
+  if (text.ends_with(":0")) address = HostPort{address->host, 0};
+  return address;
+}
+
 std::string ToString(const HostPort& address) {
   if (address.is_unix()) return "unix:" + address.path;
   if (address.host.find(':') != std::string::npos) {

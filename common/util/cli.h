@@ -87,6 +87,9 @@ struct HostPort {
   std::string path;  // the Unix-domain socket's path; when set, host and port are unused
 };
 Result<HostPort> ParseHostPort(std::string_view option, std::string_view text);
+// Where a server listens: as ParseHostPort, and also HOST:0, a port the system picks (the
+// program then writes the port it got to a port file: common/util/port_file.h).
+Result<HostPort> ParseListenAddress(std::string_view option, std::string_view text);
 // "host:port", "[v6]:port" or "unix:PATH", as ParseHostPort reads it.
 std::string ToString(const HostPort& address);
 

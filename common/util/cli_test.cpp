@@ -77,6 +77,27 @@ TEST(ParseHostPort, ReadsUnixSocketPathsAndWritesAddressesBack) {
   EXPECT_FALSE(ParseHostPort("--bh", "10.0.0.1:30000")->is_unix());
 }
 
+TEST(ParseListenAddress, TakesPortZeroForASystemChosenPortAndElseWhatParseHostPortTakes) {
+  auto any = ParseListenAddress("--metrics-listen", "127.0.0.1:0");
+  ASSERT_TRUE(any.ok()) << any.status().message();
+  EXPECT_EQ(any->host, "127.0.0.1");
+  EXPECT_EQ(any->port, 0);
+  auto v6 = ParseListenAddress("--metrics-listen", "[::1]:0");
+  ASSERT_TRUE(v6.ok());
+  EXPECT_EQ(v6->host, "::1");
+  EXPECT_EQ(v6->port, 0);
+  EXPECT_EQ(ParseListenAddress("--metrics-listen", "127.0.0.1:9464")->port, 9464);
+  EXPECT_EQ(ParseListenAddress("--metrics-listen", "unix:/tmp/m:0")->path, "/tmp/m:0");
+  EXPECT_EQ(ParseListenAddress("--metrics-listen", "[::1:0").status().message(),
+            "--metrics-listen: '[::1:0' is not host:port with a port from 0 to 65535");
+  EXPECT_EQ(ParseListenAddress("--metrics-listen", ":0").status().message(),
+            "--metrics-listen: ':0' is not host:port with a port from 0 to 65535");
+  EXPECT_EQ(ParseListenAddress("--metrics-listen", "h:65536").status().message(),
+            "--metrics-listen: 'h:65536' is not host:port with a port from 0 to 65535");
+  EXPECT_EQ(ParseListenAddress("--metrics-listen", "unix:").status().message(),
+            "--metrics-listen: 'unix:' is not unix:PATH with a path of 1 to 107 bytes");
+}
+
 }  // namespace
 }  // namespace bb
 

@@ -5,13 +5,16 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 #include "common/util/status.h"
 
 namespace bb {
 
-// Writes "PORT\n" to `path` (created or truncated) and closes it. An IoError naming the option,
-// the file and the system's reason (no such directory, no space left...) if any step fails.
-Status WritePortFile(const std::string& path, uint16_t port);
+// Writes "PORT\n" to `path` (created or truncated) and closes it. An IoError naming `option`
+// (--port-file, --metrics-port-file), the file and the system's reason (no such directory, no
+// space left...) if any step fails.
+Status WritePortFile(const std::string& path, uint16_t port,
+                     std::string_view option = "--port-file");
 
 }  // namespace bb

@@ -29,6 +29,12 @@ TEST(WritePortFile, AMissingDirectoryNamesTheFileAndTheReason) {
   EXPECT_EQ(s.message(), "--port-file '/nonexistent-dir/bh.port': No such file or directory");
 }
 
+TEST(WritePortFile, NamesTheOptionItWasGiven) {
+  Status s = WritePortFile("/nonexistent-dir/metrics.port", 1, "--metrics-port-file");
+  EXPECT_EQ(s.message(),
+            "--metrics-port-file '/nonexistent-dir/metrics.port': No such file or directory");
+}
+
 TEST(WritePortFile, AFullDiskIsAnErrorEvenThoughOpeningWorked) {
   Status s = WritePortFile("/dev/full", 30000);
   EXPECT_EQ(s.message(), "--port-file '/dev/full': No space left on device");

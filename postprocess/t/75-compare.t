@@ -22,6 +22,14 @@ stream_run($dir{seed2}, seed => 2, cpu => 0.1, pg => \%pg);
 stream_run($dir{slow},  seed => 1, cpu => 0.1, rt_factor => 1.2, pg => { %pg, work_mem => 8192 });
 stream_run($dir{fast},  seed => 1, cpu => 0.1, rt_factor => 0.8);
 stream_run($dir{fewer}, seed => 1, cpu => 0.2, rate_factor => 0.8, comment => 'fewer');
+# The live-metrics addresses controller/run records: other ports in every run, never a change.
+my $port = 41000;
+for my $d (values %dir) {
+  open my $fh, '>>', "$d/run.conf" or die "$d/run.conf: $!";
+  printf $fh "metrics=mee=http://127.0.0.1:%d/metrics ce1=http://127.0.0.1:%d/metrics\n",
+    $port++, $port++;
+  close $fh;
+}
 
 my ($base, $err) = load_run($dir{base});
 ok($base, 'the base run loads') or BAIL_OUT($err);
@@ -130,6 +138,7 @@ subtest 'bb-compare: the outputs' => sub {
   like($txt, qr/^  db\/settings\.csv\s+\(the file\)\s+present\s+present\s+missing or unreadable$/m,
        'a run without db/settings.csv');
   unlike($txt, qr/^  run\.conf\s+(?:started|finished)_utc/m, 'not the dates');
+  unlike($txt, qr/^  run\.conf\s+metrics/m, 'nor the live-metrics addresses');
   my $html = slurp("$out/compare.html");
   like($html, qr/<title>brokerbench compare: run1 run2 run3<\/title>/, 'the page title');
   like($html, qr/Welch&#39;s|Welch's t interval/, 'the rule in the HTML');

@@ -430,8 +430,9 @@ sub database_rows {
   return { rows => \@rows, why => [map { $_->{why} } @dbs] };
 }
 
-# run.conf keys that differ in every run by nature (the runs table shows the dates).
-my %CONF_SKIP = map { $_ => 1 } qw(started_utc finished_utc);
+# run.conf keys that differ in every run by nature (the runs table shows the dates; metrics has
+# the emulators' live-metrics addresses, on ports the system picked).
+my %CONF_SKIP = map { $_ => 1 } qw(started_utc finished_utc metrics);
 # readme.txt lines that say on what the run ran (controller/run, write_readme).
 my @README_KEYS = qw(controller uname compiler database host);
 

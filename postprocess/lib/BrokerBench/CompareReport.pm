@@ -192,9 +192,9 @@ sub settings_section {
       align => [('l') x (2 + @runs)],
       rows => [map { [$_->{source}, $_->{name}, map { $_ // '(not set)' } @{ $_->{values} }] }
                @$rows] },
-    { t => 'p', text => 'run.conf: every key but started_utc and finished_utc (the kit\'s '
-                        . 'commit, the hosts and the seeds among them); readme.txt: the lines '
-                        . 'on the machine (controller, uname, compiler, database, host); '
+    { t => 'p', text => 'run.conf: every key but started_utc, finished_utc and metrics (the '
+                        . 'kit\'s commit, the hosts and the seeds among them); readme.txt: '
+                        . 'the lines on the machine (controller, uname, compiler, database, host); '
                         . 'pg_settings: db/settings.csv as the run began, the server\'s own '
                         . 'settings (not psql\'s client and session ones).' },
   ] };
