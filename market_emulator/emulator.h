@@ -38,8 +38,8 @@
 // --drain-seconds to be delivered, write what is left to pending-trades.csv or
 // failed-trades.csv, write the STOP marker and close the mix log with every row written.
 // A file that cannot be written (a full disk: the mix log's writer sees it within 100 ms,
-// failed-trades.csv when stdio writes a block of it) stops it at once, without the drain, and
-// Run returns that error.
+// failed-trades.csv, line-buffered so that a killed emulator keeps its lines, at the line) stops
+// it at once, without the drain, and Run returns that error.
 //
 // Ownership: owns everything it starts. Thread-safety: Run on one thread; Stop, port() and
 // stats() from any.
