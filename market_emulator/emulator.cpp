@@ -319,10 +319,10 @@ void MarketEmulator::Impl::Finish() {
                   options_.out_dir, kFailedName);
   }
   spdlog::info(
-      "stopped: {} orders received, {} refused, {} Trade-Results and {} Market-Feeds "
-      "delivered, {} lost in flight; pending at stop {} ({} limit triggers armed, {} in their "
-      "completion delay; in {}); {} lines in {}",
-      stats_.orders_received.load(), stats_.orders_refused.load(),
+      "stopped: {} orders received ({} limit orders triggered into the ticker), {} refused, {} "
+      "Trade-Results and {} Market-Feeds delivered, {} lost in flight; pending at stop {} ({} "
+      "limit triggers armed, {} in their completion delay; in {}); {} lines in {}",
+      stats_.orders_received.load(), floor_.limits_triggered(), stats_.orders_refused.load(),
       stats_.trade_results_delivered.load(), stats_.market_feeds_delivered.load(),
       stats_.lost_in_flight.load(), armed + completing, armed, completing, kPendingName,
       failed_lines_, kFailedName);

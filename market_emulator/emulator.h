@@ -17,6 +17,11 @@
 //    back after its own serialization retries) is sent again, up to 3 times, and a Trade-Result
 //    that still ends other than ok is also written to failed-trades.csv.
 //
+// Every order received ends completed (its Trade-Result answered ok), failed, pending at stop,
+// or, a limit order whose limit the curve reached, triggered into the ticker (the BH sends it
+// back as an order to process); the final log line counts the orders received and the limit
+// orders triggered, so the report can account for each (postprocess/README.md).
+//
 // Nothing is lost silently. An order refused at the cap, a delivery whose connection broke
 // while it was in flight (it may or may not have run: it is not sent twice), and, at stop, a
 // Trade-Result due but not sent, is written as one line "trade_id,code,reason" to

@@ -50,8 +50,9 @@ sub mee_summary {
          . "links up 4/4\n";
 }
 sub mee_stopped {
-  my ($received) = @_;
-  return "2025-11-21 12:01:10.000000 mee info: stopped: $received orders received, 1 refused, "
+  my ($received, $triggered) = @_;
+  return "2025-11-21 12:01:10.000000 mee info: stopped: $received orders received ("
+         . ($triggered // 0) . " limit orders triggered into the ticker), 1 refused, "
          . "105 Trade-Results and 10 Market-Feeds delivered, 2 lost in flight; pending at stop "
          . "2 (1 limit triggers armed, 1 in their completion delay; in pending-trades.csv); 3 "
          . "lines in failed-trades.csv\n";
@@ -86,14 +87,15 @@ subtest 'every request and order accounted for: the lines hold, the run stays VA
   my $ce = $probe->{ce};
   my $sent = 0;
   $sent += $_ for values %$ce;
-  my $received = $probe->{tr}{ok} + 2 + 2;    # completed + failed (TR lines) + pending
+  # completed + failed (TR lines) + pending + limit orders triggered
+  my $received = $probe->{tr}{ok} + 2 + 2 + 7;
   my $x = run_with(%COMPLETE, 'ce/hostA/ce.log' => ce_log(ce_summary($sent, $sent)),
                    'mee/hostB/mee.log' => mee_summary('12:00:50.000000', 30, 90)
-                                          . mee_stopped($received));
+                                          . mee_stopped($received, 7));
   my $errors = ($ce->{retry_exhausted} // 0) + ($ce->{db_error} // 0);
   like($x->{text}, qr/Customer emulators: \Q$sent\E requests sent = \Q$ce->{ok}\E ok \+ \Q$ce->{rollback}\E rollback \+ 1 warning \+ 1 invalid \+ \Q$errors\E errors \+ 2 lost in flight \+ 1 timed out: holds\./,
        'the customer emulators\' line, by outcome');
-  like($x->{text}, qr/Market emulator: \Q$received\E orders received = \Q$probe->{tr}{ok}\E completed \+ 2 failed \+ 2 pending at the end: holds\./,
+  like($x->{text}, qr/Market emulator: \Q$received\E orders received = \Q$probe->{tr}{ok}\E completed \+ 2 failed \+ 2 pending at the end \+ 7 limit orders triggered: holds\./,
        'the market emulator\'s line: an MF lost in flight is no order, a rolled-back attempt no completion');
   is_deeply($x->{reasons}, [], 'no reason');
   is($x->{r}{verdict}{text}, 'VALID', 'the run stays VALID');
@@ -119,7 +121,7 @@ subtest 'a request sent with no row, an order with no end: INVALID, naming the n
   is(scalar @{ $x->{reasons} }, 2, 'a reason each');
   like($x->{reasons}[0], qr/the customer emulators sent \Q${\($rows + 3)}\E requests .* their mix logs account for \Q$rows\E .*: 3 unaccounted; ce\/hostA: sent \Q${\($rows + 3)}\E, rows \Q$rows\E/,
        'the numbers and the emulator');
-  like($x->{reasons}[1], qr/the market emulator received \Q${\($received + 5)}\E orders \(mee\.log\), and \Q$received\E are accounted for \(\Q$probe->{tr}{ok}\E completed \+ 2 failed \+ 2 pending at the end\): 5 unaccounted/,
+  like($x->{reasons}[1], qr/the market emulator received \Q${\($received + 5)}\E orders \(mee\.log\), and \Q$received\E are accounted for \(\Q$probe->{tr}{ok}\E completed \+ 2 failed \+ 2 pending at the end \+ 0 limit orders triggered\): 5 unaccounted/,
        'the numbers of the market emulator');
 };
 
@@ -159,6 +161,12 @@ subtest 'no emulator logs (an old results directory): not checked, a note, no re
                                             . "5, errors 0, invalid 0\n"));
   like($x->{text}, qr/not checked \(ce\/hostA\/ce\.log has no count of the requests sent/,
        'a summary line from before the count');
+  $x = run_with('mee/hostB/mee.log' => "2025-11-21 12:01:10.000000 mee info: stopped: 9 orders "
+                                       . "received, 0 refused, 9 Trade-Results and 0 Market-Feeds "
+                                       . "delivered, 0 lost in flight; pending at stop 0\n");
+  like($x->{text}, qr/Market emulator: not checked \(mee\/hostB\/mee\.log has no count of the limit orders triggered/,
+       'a market emulator\'s line from before the count of limit orders triggered');
+  is_deeply($x->{reasons}, [], 'no reason');
 };
 
 done_testing();

@@ -8,11 +8,14 @@ package BrokerBench::Reconcile;
 # customer emulators' mix logs: ok + rollback + warning + invalid + errors (retry_exhausted,
 # db_error) + lost in flight (net_error) + timed out (timeout).
 #
-# Market emulator: each mee/<dir>/mee.log ends with "stopped: N orders received, ..." Every
-# order ends as one of: completed (its Trade-Result answered ok: a TR row with outcome ok),
-# failed (a TR line of failed-trades.csv: refused, lost in flight, answered other than ok, not
-# sent by the stop) or pending at the end (pending-trades.csv). Re-sent Trade-Results keep a
-# row per attempt; only the last can be ok.
+# Market emulator: each mee/<dir>/mee.log ends with "stopped: N orders received (L limit orders
+# triggered into the ticker), ..." Every order ends as one of: completed (its Trade-Result
+# answered ok: a TR row with outcome ok), failed (a TR line of failed-trades.csv: refused, lost
+# in flight, answered other than ok, not sent by the stop), pending at the end
+# (pending-trades.csv) or, a limit order whose limit the curve reached, triggered: its end in
+# the market emulator is a trigger entry in the ticker, and the Brokerage House sends it back
+# as a second order with the same trade id, which then ends as one of the others (reference
+# §5.5). Re-sent Trade-Results keep a row per attempt; only the last can be ok.
 #
 # An emulator that never reached its end (killed, died) wrote no such line: what it had in
 # hand then is unknown from it. That is said, with what is known: the rows it wrote, the last
@@ -178,13 +181,21 @@ sub market_emulators {
   for my $d (@dirs) {
     my $text = slurp_log("$r->{results_dir}/$d->{dir}/mee.log") // '';
     my $h = { dir => $d->{dir} };
-    if ($text =~ /^\S+ \S+ \S+ info: stopped: (\d+) orders received,/m) {
-      @$h{qw(status received)} = ('finished', $1 + 0);
+    if ($text =~ /^\S+ \S+ \S+ info: stopped: (\d+) orders received \((\d+) limit orders triggered/m) {
+      @$h{qw(status received triggered)} = ('finished', $1 + 0, $2 + 0);
+    } elsif ($text =~ /^\S+ \S+ \S+ info: stopped: \d+ orders received,/m) {
+      $h->{status} = 'no count';    # a kit from before the count of limit orders triggered
     } else {
       $h->{status} = 'unfinished';
       $h->{last_summary} = last_mee_summary($text);
     }
     push @{ $mee->{hosts} }, $h;
+  }
+  if (my @old = grep { $_->{status} eq 'no count' } @{ $mee->{hosts} }) {
+    $mee->{status} = 'not available';
+    $mee->{why} = join(', ', map { "$_->{dir}/mee.log" } @old) . ' has no count of the limit '
+                  . 'orders triggered (an older kit)';
+    return $mee;
   }
   my $open = $r->{db_trade_count}{open};
   $mee->{open_in_database} = { %$open, total => sum0(values %$open) } if $open;
@@ -217,15 +228,18 @@ sub market_emulators {
     return $mee;
   }
   $mee->{received} = sum0(map { $_->{received} } @{ $mee->{hosts} });
+  $mee->{triggered} = sum0(map { $_->{triggered} } @{ $mee->{hosts} });
   $mee->{pending} = $pt->{total} // 0;
-  $mee->{accounted} = $mee->{completed} + $mee->{failed} + $mee->{pending};
+  $mee->{accounted} = $mee->{completed} + $mee->{failed} + $mee->{pending} + $mee->{triggered};
   $mee->{holds} = $mee->{received} == $mee->{accounted} ? 1 : 0;
   $mee->{status} = $mee->{holds} ? 'holds' : 'mismatch';
   unless ($mee->{holds}) {
     my $d = $mee->{received} - $mee->{accounted};
     push @$why, sprintf('the market emulator received %d orders (mee.log), and %d are accounted '
-                        . 'for (%d completed + %d failed + %d pending at the end): %s',
-                        $mee->{received}, $mee->{accounted}, @$mee{qw(completed failed pending)},
+                        . 'for (%d completed + %d failed + %d pending at the end + %d limit '
+                        . 'orders triggered): %s',
+                        $mee->{received}, $mee->{accounted},
+                        @$mee{qw(completed failed pending triggered)},
                         $d > 0 ? "$d unaccounted" : -$d . ' more than received');
   }
   return $mee;

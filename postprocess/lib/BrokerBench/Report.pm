@@ -244,7 +244,8 @@ sub reconciliation_section {
     } elsif ($m->{status} eq 'unknown') {
       $text = "pending at the end unknown (no pending-trades.csv). Known: $known.$open_text";
     } else {
-      $text = "$m->{received} orders received = $known + $m->{pending} pending at the end"
+      $text = "$m->{received} orders received = $known + $m->{pending} pending at the end + "
+              . "$m->{triggered} limit orders triggered"
               . ($m->{holds} ? ': holds.'
                              : ": does NOT hold ($m->{accounted} accounted for; see the verdict).");
     }
@@ -258,8 +259,10 @@ sub reconciliation_section {
                         . 'lost in flight = net_error: the connection broke or the Brokerage '
                         . 'House refused it; timed out = no reply by the stop). Market emulator: '
                         . 'the orders it received (mee.log) against those it completed '
-                        . '(Trade-Result answered ok), failed (failed-trades.csv) and held at '
-                        . 'its end (pending-trades.csv).' },
+                        . '(Trade-Result answered ok), failed (failed-trades.csv), held at its '
+                        . 'end (pending-trades.csv) and, limit orders whose limit the price '
+                        . 'curve reached, triggered into the ticker: the Brokerage House sends '
+                        . 'each back as a second order, counted again (reference §5.5).' },
   ] };
 }
 
