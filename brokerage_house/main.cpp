@@ -1,4 +1,5 @@
 // bb-brokerage-house: the Brokerage House server. Options and wiring only; see server.h.
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <string_view>
@@ -148,6 +149,9 @@ Result<Options> Parse(int argc, char** argv) {
 
 int main(int argc, char** argv) {
   Options o = bb::ParseCommandLine(argc, argv, "bb-brokerage-house", kUsage, Parse);
+  // Its sessions carry its name in pg_stat_activity (unless PGAPPNAME gives another), so that a
+  // user, or the fault matrix test, tells them from other clients'. Set before any thread starts.
+  ::setenv("PGAPPNAME", "bb-brokerage-house", /*overwrite=*/0);
   auto logger = bb::SetUpLogging("bh", o.log_level, o.log_file);
   if (!logger.ok()) {
     return bb::Fail("bb-brokerage-house", logger.status(), 2);

@@ -614,6 +614,7 @@ void Emulator::Impl::StartTradeCleanup() {
   tc_.written = false;
   tc_.ready_us = MonotonicMicros();
   ++outstanding_;
+  ++summary_->sent;
   spdlog::info("Trade-Cleanup");
   c->Commit(tc_slot());
 }
@@ -697,6 +698,7 @@ void Emulator::Impl::Dispatch(uint32_t u, int64_t ready_us) {
   r.written = false;
   r.ready_us = ready_us;
   ++outstanding_;
+  ++summary_->sent;
   c.Commit(u);
 }
 
@@ -755,6 +757,7 @@ void Emulator::Impl::SendDataMaintenance() {
       dm_.written = false;
       dm_.ready_us = dm_due_us_;
       ++outstanding_;
+      ++summary_->sent;
       c->Commit(dm_slot());
     }
   }
@@ -1031,9 +1034,9 @@ std::string Emulator::SummaryText() const {
                          : 0.0;
   out += fmt::format(
       "summary: users started {}, measured {:.1f} s, {} user transactions in it ({:.1f}/s); "
-      "rows {}, replies {}, errors {}, invalid {}\n",
-      s.users_started, s.measured_seconds, s.measured_transactions, tps, s.rows, s.replies,
-      s.errors, s.invalid);
+      "sent {}, rows {}, replies {}, errors {}, invalid {}\n",
+      s.users_started, s.measured_seconds, s.measured_transactions, tps, s.sent, s.rows,
+      s.replies, s.errors, s.invalid);
   // No mix share and no verdict here: the report judges the mix over its measurement interval
   // with the spec's rules (bb-report), and two judges could disagree (issue 15).
   out += "whole run, ramp-up included (the report has the measurement interval's figures):\n";

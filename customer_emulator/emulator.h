@@ -114,6 +114,7 @@ Status ValidateOptions(const EmulatorOptions& options);
 
 // What a run did, for the final summary and the tests.
 struct RunSummary {
+  int64_t sent = 0;                // requests handed to a connection; each ends in one row
   int64_t rows = 0;                // mix rows appended (transactions; markers not counted)
   int64_t replies = 0;             // transaction replies received and logged
   int64_t errors = 0;              // rows with retry_exhausted, db_error, net_error or timeout

@@ -20,6 +20,11 @@
 //    back after its own serialization retries) is sent again, up to 3 times, and a Trade-Result
 //    that still ends other than ok is also written to failed-trades.csv.
 //
+// Every order received ends completed (its Trade-Result answered ok), failed, pending at stop,
+// or, a limit order whose limit the curve reached, triggered into the ticker (the BH sends it
+// back as an order to process); the final log line counts the orders received and the limit
+// orders triggered, so the report can account for each (postprocess/README.md).
+//
 // Nothing is lost silently. An order refused at the cap, a delivery whose connection broke
 // while it was in flight (it may or may not have run: it is not sent twice), and, at stop, a
 // Trade-Result due but not sent, is written as one line "trade_id,code,reason" to
@@ -41,8 +46,8 @@
 // --drain-seconds to be delivered, write what is left to pending-trades.csv or
 // failed-trades.csv, write the STOP marker and close the mix log with every row written.
 // A file that cannot be written (a full disk: the mix log's writer sees it within 100 ms,
-// failed-trades.csv when stdio writes a block of it) stops it at once, without the drain, and
-// Run returns that error.
+// failed-trades.csv, line-buffered so that a killed emulator keeps its lines, at the line) stops
+// it at once, without the drain, and Run returns that error.
 //
 // The metrics endpoint (metrics_listen, off by default; README, "Live metrics") is served on
 // the same I/O thread and reads the numbers where they are kept: Trade-Result and Market-Feed

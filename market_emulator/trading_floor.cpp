@@ -83,6 +83,7 @@ SubmitResult TradingFloor::Submit(const pr::MarketTradeRequest& request, int64_t
   const pr::Cents current = CurrentPrice(*security, now_us);
   if (LimitInTheMoney(type, request.price, current)) {
     triggers_.push_back({request.symbol, current, kTriggerEntryQty});
+    ++limits_triggered_;
     return {};
   }
   const int64_t now_ms = now_us / 1000;
@@ -113,6 +114,7 @@ void TradingFloor::Advance(int64_t now_us) {
     } else {
       // The curve has reached the limit: the trigger entry carries the limit price (§5.5).
       triggers_.push_back({market_.Symbol(timer.security_index), timer.price, kTriggerEntryQty});
+      ++limits_triggered_;
     }
   }
 }

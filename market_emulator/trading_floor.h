@@ -125,6 +125,9 @@ class TradingFloor {
   size_t trigger_count() const { return triggers_.size(); }
   size_t pending() const { return timers_.size() + triggers_.size() + due_.size(); }
   int64_t trade_results_made() const { return trade_results_made_; }
+  // Limit orders whose limit the curve reached: their end here is a trigger entry in the
+  // ticker, and the BH sends each back as an order to process (a second order, same trade id).
+  int64_t limits_triggered() const { return limits_triggered_; }
   int64_t market_feeds_made() const { return market_feeds_made_; }
 
   // The curve price of a security at now_us.
@@ -166,6 +169,7 @@ class TradingFloor {
   std::deque<Delivery> due_;
   int64_t trade_results_made_ = 0;
   int64_t market_feeds_made_ = 0;
+  int64_t limits_triggered_ = 0;
 };
 
 }  // namespace bb::mee

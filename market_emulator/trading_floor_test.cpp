@@ -132,6 +132,7 @@ TEST(TradingFloor, LimitOrdersInTheMoneyBecomeTriggerEntriesAtOnceAtTheCurrentPr
   ASSERT_EQ(floor.Submit(Order(3, sym, "TLS", p - 5), now).outcome, SubmitOutcome::kQueued);
   EXPECT_EQ(floor.trigger_count(), 3u);
   EXPECT_EQ(floor.armed_count(), 0u);
+  EXPECT_EQ(floor.limits_triggered(), 3);  // their end here: the MEE accounts for each
   // They pad the ticker after the next real entries, in order, with qty 375 and price = current.
   for (int i = 0; i < 10; ++i) {
     ASSERT_EQ(floor.Submit(Order(10 + i, floor.market().Symbol(i), "TMB", 0), now).outcome,
@@ -169,8 +170,10 @@ TEST(TradingFloor, LimitOrdersOutOfTheMoneyTriggerWhenTheCurveReachesTheLimit) {
   EXPECT_EQ(floor.CurrentPrice(9, due), buy_limit);
   floor.Advance(due - 1);
   EXPECT_EQ(floor.trigger_count(), 0u);
+  EXPECT_EQ(floor.limits_triggered(), 0);
   floor.Advance(due);
   EXPECT_EQ(floor.trigger_count(), 1u);
+  EXPECT_EQ(floor.limits_triggered(), 1);
   EXPECT_FALSE(floor.HasDue());  // a limit order never yields a Trade-Result by itself
   // The trigger entry carries the limit price, after the next real entry.
   ASSERT_EQ(floor.Submit(Order(2, floor.market().Symbol(0), "TMB", 0), due).outcome,

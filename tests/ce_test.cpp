@@ -96,7 +96,10 @@ TEST(CustomerEmulator, ShortRunLogsEveryReplyWithMarkersAndTheExactMix) {
   // prints that; a share or a verdict of the CE's own could disagree with it (issue 15).
   EXPECT_THAT(text,
               HasSubstr(fmt::format("{} user transactions in it", sum.measured_transactions)));
-  EXPECT_THAT(text, HasSubstr(fmt::format("rows {}, replies {}, errors 0", sum.rows, sum.replies)));
+  EXPECT_THAT(text, HasSubstr(fmt::format("sent {}, rows {}, replies {}, errors 0", sum.sent,
+                                          sum.rows, sum.replies)));
+  // Every request sent ends in exactly one row (the report reconciles the two).
+  EXPECT_EQ(sum.sent, sum.rows);
   for (const char* judged : {"mix", "range", "within", "spec"}) {
     EXPECT_THAT(text, Not(HasSubstr(judged))) << judged;
   }
@@ -376,6 +379,7 @@ TEST(CustomerEmulator, ABrokerageHouseDyingMidRunGivesNetErrorRowsAndACleanExit)
   auto log = ReadMixLog(path);
   for (const auto& e : log.errors) ADD_FAILURE() << e;
   EXPECT_EQ(static_cast<int64_t>(log.rows.size()), sum.rows);  // every row written
+  EXPECT_EQ(sum.sent, sum.rows) << "a request outstanding when the BH died has no row";
   int64_t net_errors = 0;
   for (const auto& r : log.rows) net_errors += r.outcome == "net_error";
   EXPECT_GE(net_errors, 1);

@@ -30,6 +30,7 @@ use BrokerBench::Cpu qw(cpu_stats);
 use BrokerBench::BhStats qw(bh_stats);
 use BrokerBench::Waits qw(wait_stats);
 use BrokerBench::Statements qw(statement_stats);
+use BrokerBench::Reconcile qw(reconcile);
 
 our @EXPORT_OK = qw(analyze utc_time floor2);
 
@@ -154,6 +155,7 @@ sub analyze {
   profile($r);
   bh_stats($r);
   market_emulator($r, $store);
+  reconciliation($r, $store);
   verdict($r);
   delete $r->{_problem};
   $r->{_store} = $store if $opt{keep_store};
@@ -1551,6 +1553,7 @@ my %OLD_PENDING_REASON = (
 sub end_of_run_trades {
   my ($r, $mee) = @_;
   my (%failed, %pending, %hosts);
+  my $failed_tr = 0;
   for my $path (glob("$r->{results_dir}/mee/*/failed-trades.csv"),
                 glob("$r->{results_dir}/mee/*/pending-trades.csv")) {
     my ($host, $kind) = $path =~ m{/mee/([^/]+)/(failed|pending)-trades\.csv\z} or next;
@@ -1577,16 +1580,30 @@ sub end_of_run_trades {
         $pending{ $old // $why }++;
       } else {
         $failed{$why}++;
+        $failed_tr++ if ($rec->[1] // '') eq 'TR';
       }
     }
   }
   my @unknown = sort grep { !$hosts{$_}{pending} } keys %hosts;
   $mee->{failed_trades} = { files => scalar(grep { $hosts{$_}{failed} } keys %hosts),
                             total => sum0(values %failed), by_reason => \%failed,
+                            trade_results => $failed_tr,
                             complete => @unknown ? 0 : 1 };
   $mee->{pending_trades} = { hosts => scalar(keys %hosts), known => @unknown ? 0 : 1,
                              hosts_unknown => \@unknown, total => sum0(values %pending),
                              by_state => \%pending };
+}
+
+# --- every request accounted for (Reconcile.pm) -----------------------------------------------
+
+sub reconciliation {
+  my ($r, $store) = @_;
+  my ($rec, @mismatches) = reconcile($r, $store);
+  $r->{reconciliation} = $rec;
+  add_reason($r, 'reconciliation', 'MIXLOG.md', $_) for @mismatches;
+  for my $side (grep { $rec->{$_}{status} eq 'not available' } qw(ce mee)) {
+    add_note($r, 'reconciliation', "not checked for the $side side: $rec->{$side}{why}");
+  }
 }
 
 # --- verdict ----------------------------------------------------------------------------------

@@ -67,6 +67,7 @@ sub build_sections {
   push @s, transactions_section($r);
   push @s, input_variants_section($r);
   push @s, errors_section($r);
+  push @s, reconciliation_section($r);
   push @s, throughput_section($r);
   push @s, interval_section($r);
   push @s, compliance_section($r);
@@ -198,6 +199,73 @@ sub errors_section {
            blocks => \@blocks };
 }
 
+# Every request accounted for (Reconcile.pm): one line a side.
+sub reconciliation_section {
+  my ($r) = @_;
+  my $rec = $r->{reconciliation} // {};
+  my @kv;
+  my $ce = $rec->{ce};
+  if ($ce) {
+    my $terms = join(' + ', map { "$_->{rows} $_->{name}" } @{ $ce->{terms} });
+    push @kv, ['Customer emulators',
+      $ce->{status} eq 'not available' ? "not checked ($ce->{why})"
+      : $ce->{status} eq 'unknown'
+        ? 'requests sent unknown: ' . join(', ', @{ $ce->{unfinished} }) . ' never reached its '
+          . 'end (no summary line in its ce.log: killed or died). Its mix log accounts for '
+          . "$ce->{accounted} = $terms; requests in flight when it stopped have no row."
+      : "$ce->{sent} requests sent = $terms"
+        . ($ce->{holds} ? ': holds.'
+                        : ": does NOT hold ($ce->{accounted} accounted for; see the verdict).")];
+  }
+  my $m = $rec->{mee};
+  if ($m) {
+    my $known = "$m->{completed} completed + $m->{failed} failed";
+    my $open = $m->{open_in_database};
+    my $open_text = $open ? sprintf(' The database left %d trades open after the run '
+                                    . '(db/after/open-trades.csv: %d SBMT, %d PNDG), which '
+                                    . 'hold its pending orders.', $open->{total},
+                                    $open->{SBMT} // 0, $open->{PNDG} // 0)
+                          : ' The database\'s open trades are not known (no '
+                            . 'db/after/open-trades.csv).';
+    my $text;
+    if ($m->{status} eq 'not available') {
+      $text = "not checked ($m->{why})";
+    } elsif ($m->{status} eq 'unknown' && @{ $m->{unfinished} // [] }) {
+      $text = 'orders received unknown: ' . join(', ', @{ $m->{unfinished} }) . ' never reached '
+              . "its end (killed or died). Known: $known so far.";
+      for my $h (grep { $_->{status} eq 'unfinished' } @{ $m->{hosts} }) {
+        my $l = $h->{last_summary};
+        $text .= $l ? sprintf(' Its last summary line (%s): %d received, %d pending (%d timers, '
+                              . '%d triggers), %d due, %d in flight.', $l->{time},
+                              @$l{qw(received pending timers triggers due in_flight)})
+                    : " $h->{dir}/mee.log has no summary line.";
+      }
+      $text .= $open_text;
+    } elsif ($m->{status} eq 'unknown') {
+      $text = "pending at the end unknown (no pending-trades.csv). Known: $known.$open_text";
+    } else {
+      $text = "$m->{received} orders received = $known + $m->{pending} pending at the end + "
+              . "$m->{triggered} limit orders triggered"
+              . ($m->{holds} ? ': holds.'
+                             : ": does NOT hold ($m->{accounted} accounted for; see the verdict).");
+    }
+    push @kv, ['Market emulator', $text];
+  }
+  return { id => 'reconciliation', title => 'Every request accounted for', blocks => [
+    { t => 'kv', rows => \@kv },
+    { t => 'p', text => 'Over the whole run, ramp-up included. Customer emulators: the requests '
+                        . 'each says it sent (the summary line of its ce.log) against the rows '
+                        . 'of their mix logs by outcome (errors = retry_exhausted + db_error; '
+                        . 'lost in flight = net_error: the connection broke or the Brokerage '
+                        . 'House refused it; timed out = no reply by the stop). Market emulator: '
+                        . 'the orders it received (mee.log) against those it completed '
+                        . '(Trade-Result answered ok), failed (failed-trades.csv), held at its '
+                        . 'end (pending-trades.csv) and, limit orders whose limit the price '
+                        . 'curve reached, triggered into the ticker: the Brokerage House sends '
+                        . 'each back as a second order, counted again (reference §5.5).' },
+  ] };
+}
+
 sub throughput_section {
   my ($r) = @_;
   my $tp = $r->{trtps};
@@ -325,6 +393,9 @@ sub checks_rows {
                             100 * $_->{tolerance})
   } @{ $st->{checks} });
   $row->('steady throughput', '6.6.3', $st_text, $st->{skipped});
+  my @unchecked = grep { ($r->{reconciliation}{$_}{status} // '') eq 'not available' } qw(ce mee);
+  $row->('reconciliation', 'MIXLOG.md', 'every request sent and order received accounted for',
+         @unchecked == 2 ? 'no emulator logs' : undef);
   my $x = $r->{db_trade_count};
   $row->('metric in the database', '6.6.8',
          $x->{checked} ? sprintf('%d trades completed in the MI, %+.2f %% from the mix logs '
@@ -686,7 +757,7 @@ sub mee_section {
                         . 'in the market emulator), over all rows of the MI whatever their '
                         . 'outcome; percentiles by nearest rank.' },
   );
-  push @blocks, end_of_run_blocks($m);
+  push @blocks, end_of_run_blocks($m, $r->{reconciliation}{mee});
   return { id => 'mee', title => 'Market emulator', blocks => \@blocks };
 }
 
@@ -699,7 +770,7 @@ my %PENDING_TEXT = (
 
 # Pending orders and failed trades at the end of the run (Analysis::end_of_run_trades).
 sub end_of_run_blocks {
-  my ($m) = @_;
+  my ($m, $rec) = @_;
   my ($p, $f) = ($m->{pending_trades}, $m->{failed_trades});
   if (!$p->{hosts}) {
     return { t => 'p', text => 'Pending and failed trades: not available (no '
@@ -710,7 +781,16 @@ sub end_of_run_blocks {
   if (!$p->{known}) {
     push @blocks, { t => 'p', text => "Pending at the end: unknown: the market emulator on "
                     . "$unknown wrote no pending-trades.csv, so it never reached its end (it was "
-                    . 'killed or died; the last lines of its mee.log may say more).' };
+                    . 'killed or died; the last lines of its mee.log may say more).'
+                    . join('', map {
+                        my $l = $_->{last_summary};
+                        $l ? " At its last summary line ($l->{time}) it held $l->{pending} "
+                             . "pending, $l->{due} due and $l->{in_flight} in flight."
+                           : ''
+                      } grep { $_->{status} eq 'unfinished' } @{ $rec->{hosts} // [] })
+                    . ($rec && $rec->{open_in_database}
+                       ? " The database left $rec->{open_in_database}{total} trades open after "
+                         . 'the run (db/after/open-trades.csv).' : '') };
   } elsif (!$p->{total}) {
     push @blocks, { t => 'p', text => 'Pending at the end: none.' };
   } else {
