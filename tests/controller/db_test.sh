@@ -15,6 +15,7 @@ export BB_DATA_DIR="${data}"
 
 cleanup() {
   "${root}/brokerbench" db destroy --yes >/dev/null 2>&1 || true
+  "${root}/controller/pgcluster" destroy "${data}/other" >/dev/null 2>&1 || true
   rm -rf -- "${data}"
 }
 trap cleanup EXIT
@@ -33,6 +34,8 @@ live_server_processes() {
 destroy_refused_without_yes() {
   ! "${root}/brokerbench" db destroy >/dev/null 2>&1
 }
+
+db_answers() { test "$("${root}/brokerbench" db psql -XAtc 'select 1')" = 1; }
 
 status_is() {
   local want="$1" rc=0
@@ -77,6 +80,20 @@ check "a second start is harmless" "${root}/brokerbench" db start
 check "db stop" "${root}/brokerbench" db stop
 check "no server process left after stop" test -z "$(live_server_processes)"
 check "status after stop (3)" status_is 3
+
+# Two clusters whose init chose the same port (the second made while the first was stopped, as
+# tests and kits running side by side do): the one started second moves to a free port.
+port_of() { sed -n 's/^port = \([0-9]*\).*/\1/p' "$1/data/brokerbench.conf" | tail -n 1; }
+first_port=$(port_of "${data}/pg")
+"${root}/controller/pgcluster" init "${data}/other" --throwaway >/dev/null
+check "a cluster made while the first is stopped chooses its port" \
+  test "$(port_of "${data}/other")" = "${first_port}"
+"${root}/controller/pgcluster" start "${data}/other" >/dev/null
+check "db start moves a chosen port that another cluster took" "${root}/brokerbench" db start
+check "... to another port" test "$(port_of "${data}/pg")" != "${first_port}"
+check "... and answers there" db_answers
+"${root}/controller/pgcluster" destroy "${data}/other" >/dev/null
+check "db stop" "${root}/brokerbench" db stop
 check "destroy refuses without --yes" destroy_refused_without_yes
 check "db destroy --yes" "${root}/brokerbench" db destroy --yes
 check "the cluster directory is gone" test ! -e "${data}/pg"
