@@ -12,6 +12,7 @@
 #include "common/workload/market.h"
 #include "common/workload/person.h"
 #include "common/workload/price_curve.h"
+#include "common/workload/spec.h"
 #include "common/workload/tax_rates.h"
 #include "common/workload/zip_codes.h"
 
@@ -80,7 +81,7 @@ constexpr int kBuyPercent = 50;
 constexpr int kStopLossPercent = 50;  // of limit sells
 constexpr int kMarginPercent = 16;    // of buys: 8 % of all orders
 constexpr int kLifoPercent = 35;
-constexpr int kRollBackRange = 101;  // roll back when a draw in [1, 101] is 1
+constexpr int kRollBackRange = spec::kRollbackOneIn;  // roll back when a draw in [1, 101] is 1
 constexpr std::array<int32_t, 4> kTradeQuantities = {100, 200, 400, 800};
 constexpr std::array<std::string_view, 4> kQuantityTokens = {"q100", "q200", "q400", "q800"};
 

@@ -1,23 +1,21 @@
 # shellcheck shell=bash
 # controller/run's live progress line: on a terminal redrawn every second, otherwise a line
 # every 30 s. Sourced, never run; needs is_local (lib/hosts.sh), the components' C_HOST and
-# C_LOG, and RAMP_UP and DURATION in seconds.
+# C_LOG, CE_PHASE (lib/interval.sh), and RAMP_UP and DURATION in seconds.
 #
-# The phase follows the first customer emulator's log (Trade-Cleanup; "starting N users": the
-# ramp-up; START: measuring; "stopping:"), and so does the clock: elapsed since the emulators
-# started, of a total that is what the run does as far as it is known so far: the start and
-# Trade-Cleanup as they went, the ramp-up until START (which the emulator marks when the
-# ramp-up is over and every user has sent), then the measurement interval. TRTPS and the
-# Trade-Result 90th percentile are those of the market emulator's latest summary line (its last
-# 10 s; tests/mee_test.cpp checks the format).
-# An emulator on another host shows none of this: its log only comes home at the end.
+# The phase is the first customer emulator's as its mix log's markers show it (CE_PHASE:
+# starting, ramp-up once Trade-Cleanup is done, measuring from START), and so is the clock:
+# elapsed since the emulators started, of a total that is what the run does as far as it is
+# known so far: the start and Trade-Cleanup as they went, the ramp-up until START (which the
+# emulator marks when the ramp-up is over and every user has sent), then the measurement
+# interval. TRTPS and the Trade-Result 90th percentile are those of the market emulator's
+# latest summary line (its last 10 s; tests/mee_test.cpp checks the format), shown as they are
+# (nothing depends on them); a market emulator on another host shows none.
 PROGRESS_TTY=0
 [[ -t 1 ]] && PROGRESS_TTY=1
 PROGRESS_RAMP=""     # elapsed seconds when the ramp-up was seen to begin
 PROGRESS_START=""    # ... when START was seen
 PROGRESS_PRINTED=-30 # when the last line went to a non-terminal
-PROGRESS_PHASE="connecting"
-PROGRESS_CE=""       # the customer emulator's last "users active ..." words
 PROGRESS_MEE=""      # the market emulator's last "TR/s ..., TR p90 ..." words
 declare -A PROGRESS_FD=() PROGRESS_PART=()
 PROGRESS_LINES=()
@@ -54,26 +52,12 @@ progress_close() {
   PROGRESS_FD=()
 }
 
-# progress ELAPSED CE MEE: ELAPSED seconds since the customer emulators started; CE and MEE are
-# the indexes of the first customer emulator and of the market emulator.
+# progress ELAPSED MEE: ELAPSED seconds since the customer emulators started; MEE is the
+# market emulator's index.
 progress() {
-  local elapsed="$1" ce="$2" mee="$3" total line
-  if is_local "${C_HOST[ce]}"; then
-    progress_read "${C_LOG[ce]}"
-    for line in "${PROGRESS_LINES[@]}"; do
-      case "${line}" in
-        *" info: Trade-Cleanup") PROGRESS_PHASE="Trade-Cleanup" ;;
-        *" info: starting "[0-9]*" users"*) PROGRESS_PHASE="ramp-up"; PROGRESS_RAMP="${PROGRESS_RAMP:-${elapsed}}" ;;
-        *" info: START:"*) PROGRESS_PHASE="measuring" ;;
-        *" info: stopping:"*) PROGRESS_PHASE="stopping" ;;
-      esac
-      [[ "${line}" != *"users active "* ]] || PROGRESS_CE="users active ${line#*users active }"
-    done
-    [[ "${PROGRESS_PHASE}" != measuring && "${PROGRESS_PHASE}" != stopping ]] ||
-      PROGRESS_START="${PROGRESS_START:-${elapsed}}"
-  else
-    PROGRESS_PHASE="running"
-  fi
+  local elapsed="$1" mee="$2" total line
+  [[ "${CE_PHASE}" == starting ]] || PROGRESS_RAMP="${PROGRESS_RAMP:-${elapsed}}"
+  [[ "${CE_PHASE}" != measuring && "${CE_PHASE}" != over ]] || PROGRESS_START="${PROGRESS_START:-${elapsed}}"
   if is_local "${C_HOST[mee]}"; then
     progress_read "${C_LOG[mee]}"
     for line in "${PROGRESS_LINES[@]}"; do
@@ -81,18 +65,15 @@ progress() {
         PROGRESS_MEE="TRTPS ${BASH_REMATCH[1]}, TR p90 ${BASH_REMATCH[2]}"
     done
   fi
-  if ! is_local "${C_HOST[ce]}"; then
-    total=$((RAMP_UP + DURATION))
-  elif [[ -n "${PROGRESS_START}" ]]; then
+  if [[ -n "${PROGRESS_START}" ]]; then
     total=$((PROGRESS_START + DURATION))
   elif [[ -n "${PROGRESS_RAMP}" ]]; then
     total=$((PROGRESS_RAMP + RAMP_UP + DURATION))
   else
     total=$((elapsed + RAMP_UP + DURATION))
   fi
-  printf -v line '[%d:%02d / %d:%02d] %s; %s; CE: %s' $((elapsed / 60)) $((elapsed % 60)) \
-    $((total / 60)) $((total % 60)) "${PROGRESS_PHASE}" "${PROGRESS_MEE:-TRTPS -}" \
-    "${PROGRESS_CE:-running}"
+  printf -v line '[%d:%02d / %d:%02d] %s; %s' $((elapsed / 60)) $((elapsed % 60)) \
+    $((total / 60)) $((total % 60)) "${CE_PHASE}" "${PROGRESS_MEE:-TRTPS -}"
   if [[ ${PROGRESS_TTY} -eq 1 ]]; then
     printf '\r\033[K    %s' "${line:0:$((${COLUMNS:-100} - 5))}"
   elif ((elapsed - PROGRESS_PRINTED >= 30)); then

@@ -65,7 +65,7 @@ start_run() {
 wait_measuring() {
   local n
   for ((n = 0; n < 2400; n++)); do
-    if grep -qs ' info: START:' "${RUN_DIR}"/ce/*/ce.log; then
+    if grep -qsE '^[0-9]+,START,' "${RUN_DIR}"/ce/*/mix-ce-*.csv; then  # its mix log's marker
       sleep "$1"
       return 0
     fi

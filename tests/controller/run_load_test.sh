@@ -19,7 +19,7 @@ trap 'rm -rf -- "${data}"' EXIT
 
 calls="${data}/calls"     # one line per call of a loader stand-in
 loaded="${data}/loaded"   # the database's load record; none while absent
-mkdir -p "${data}/kit/controller" "${data}/build/loader" "${data}/build/conninfo" "${data}/bin"
+mkdir -p "${data}/kit/controller" "${data}/build/loader" "${data}/build/conninfo" "${data}/build/spec" "${data}/bin"
 # stand_in PATH BODY: an executable bash script running BODY.
 stand_in() {
   printf '#!/usr/bin/env bash\n%s\n' "$2" >"$1"
@@ -30,6 +30,7 @@ stand_in "${data}/kit/controller/version" 'echo "brokerbench 0123456 stand-in"'
 stand_in "${data}/kit/controller/build-db" "printf 'build-db %s\n' \"\$*\" >>'${calls}'; echo 'load failed'; exit 3"
 # bb-conninfo redact|split: these connection strings hold no password, so both echo them.
 stand_in "${data}/build/conninfo/bb-conninfo" 'cat'
+stand_in "${data}/build/spec/bb-spec" 'echo 0.500'  # the auto pacing
 stand_in "${data}/build/loader/bb-loader" "printf 'bb-loader %s\n' \"\$*\" >>'${calls}'; echo 'load failed'; exit 3"
 # psql: every query answers, except the load record's while there is none (no such table).
 stand_in "${data}/bin/psql" "case \"\$*\" in

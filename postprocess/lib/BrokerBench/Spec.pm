@@ -1,9 +1,17 @@
 package BrokerBench::Spec;
 # The TPC-E rules the report judges a run by, as data. Clause numbers are those of the TPC-E
 # specification v1.14.0; "ref §" points to /work/shared/spec/TPCE-REFERENCE.md, our summary.
+#
+# The constants the programs share (mix ranges, response-time limits, input-variant ranges,
+# the roll-back, Data-Maintenance, sizing and throughput rules) are defined once, in C++
+# (common/workload/spec.h), and read here from spec.json beside this file: `bb-spec --json`'s
+# output, which spec_json_test checks. The kit's file, not the run's: the post-processor needs
+# no build, and a results directory is judged by the rules of the kit that reports it.
 use strict;
 use warnings;
 use Exporter 'import';
+use File::Basename qw(dirname);
+use JSON::PP ();
 
 our @EXPORT_OK = qw(
   @MIX_CODES @ALL_CODES @CE_CODES @MEE_CODES %NAME %MIX_RANGE %RT_LIMIT
@@ -27,6 +35,18 @@ our @ALL_CODES = (@MIX_CODES, qw(DM TC));
 our @CE_CODES  = qw(BV CP MW SD TL TO TS TU DM TC);
 our @MEE_CODES = qw(MF TR);
 
+# spec.json, decoded; dies naming the file when it is missing or broken.
+my $SPEC = do {
+  my $file = dirname(__FILE__) . '/spec.json';
+  open(my $fh, '<', $file) or die "BrokerBench::Spec: cannot read $file: $!\n";
+  local $/;
+  my $text = <$fh>;
+  my $json = eval { JSON::PP->new->decode($text) }
+    or die "BrokerBench::Spec: $file is not JSON: $@";
+  $json->{format} == 1 or die "BrokerBench::Spec: $file: format '$json->{format}' is not 1\n";
+  $json;
+};
+
 our %NAME = (
   BV => 'Broker-Volume',   CP => 'Customer-Position', MF => 'Market-Feed',
   MW => 'Market-Watch',    SD => 'Security-Detail',   TL => 'Trade-Lookup',
@@ -35,18 +55,11 @@ our %NAME = (
 );
 
 # Required mix ranges in percent, inclusive (clause 6.3.1, ref §5.2).
-our %MIX_RANGE = (
-  BV => [4.875, 4.925],  CP => [12.935, 13.065], MF => [0.995, 1.005],
-  MW => [17.910, 18.090], SD => [13.930, 14.070], TL => [7.960, 8.040],
-  TO => [10.049, 10.151], TR => [9.950, 10.050], TS => [18.905, 19.095],
-  TU => [1.990, 2.010],
-);
+our %MIX_RANGE = %{ $SPEC->{mix_range_pct} };
 
 # 90th-percentile response-time limits in seconds; the average must not exceed them either
 # (clause 6.5.1, ref §5.7).
-our %RT_LIMIT = (
-  BV => 3, CP => 3, MF => 2, MW => 3, SD => 3, TL => 3, TO => 2, TR => 2, TS => 1, TU => 3,
-);
+our %RT_LIMIT = %{ $SPEC->{response_time_limit_s} };
 
 # Outcomes of the mix log (postprocess/MIXLOG.md), in the writer's order.
 our @OUTCOMES = qw(ok rollback warning invalid retry_exhausted db_error net_error timeout);
@@ -61,47 +74,20 @@ our %IS_ERROR = map { $_ => 1 } @ERROR_OUTCOMES;
 
 # Data-Maintenance: one every 60 s, consecutive ones 58..62 s apart, each done in 55 s
 # (clause 6.3.3, ref §5.6).
-our $DM_GAP_MIN_S = 58;
-our $DM_GAP_MAX_S = 62;
-our $DM_MAX_S     = 55;
+our $DM_GAP_MIN_S = $SPEC->{dm_gap_min_s};
+our $DM_GAP_MAX_S = $SPEC->{dm_gap_max_s};
+our $DM_MAX_S     = $SPEC->{dm_max_s};
 
 # Trade-Order's roll_it_back is drawn as 1 in 101 (ref §5.3), and its share of the
 # Trade-Orders in the MI must lie in this range, in percent, inclusive (clause 6.4.1).
-our $TO_ROLLBACK_P = 1 / 101;
-our @TO_ROLLBACK_RANGE = (0.94, 1.04);
+our $TO_ROLLBACK_P = 1 / $SPEC->{rollback_one_in};
+our @TO_ROLLBACK_RANGE = @{ $SPEC->{rollback_range_pct} };
 
 # Input variants with a required share of their type's transactions, in percent, inclusive
 # (clause 6.4.1, ref §5.3): [code, token in the mix log's inputs column (MIXLOG.md), what it
 # stands for, low, high]. The target is the middle of the range. Trade-Order's roll_it_back
 # (token rb) is judged apart, from the outcome ($TO_ROLLBACK_P).
-our @INPUT_VARIANTS = (
-  [CP => 'tax',      'by_tax_id',                     48,   52],
-  [CP => 'hist',     'get_history',                   48,   52],
-  [MW => 'industry', 'by industry',                   4.5,  5.5],
-  [MW => 'watch',    'by watch list',                 57,   63],
-  [MW => 'acct',     'by account',                    33,   37],
-  [SD => 'lob',      'access_lob',                    0.9,  1.1],
-  [TL => 'f1',       'frame 1',                       28.5, 31.5],
-  [TL => 'f2',       'frame 2',                       28.5, 31.5],
-  [TL => 'f3',       'frame 3',                       28.5, 31.5],
-  [TL => 'f4',       'frame 4',                       9.5,  10.5],
-  [TO => 'tp',       'third-party executor',          9.5,  10.5],
-  [TO => 'name',     'security by company name',      38,   42],
-  [TO => 'margin',   'type_is_margin',                7.5,  8.5],
-  [TO => 'lifo',     'is_lifo',                       33,   37],
-  [TO => 'TMB',      'market buy (TMB)',              29.7, 30.3],
-  [TO => 'TMS',      'market sell (TMS)',             29.7, 30.3],
-  [TO => 'TLB',      'limit buy (TLB)',               19.8, 20.2],
-  [TO => 'TLS',      'limit sell (TLS)',              9.9,  10.1],
-  [TO => 'TSL',      'stop-loss (TSL)',               9.9,  10.1],
-  [TO => 'q100',     'trade_qty 100',                 24,   26],
-  [TO => 'q200',     'trade_qty 200',                 24,   26],
-  [TO => 'q400',     'trade_qty 400',                 24,   26],
-  [TO => 'q800',     'trade_qty 800',                 24,   26],
-  [TU => 'f1',       'frame 1',                       31,   35],
-  [TU => 'f2',       'frame 2',                       31,   35],
-  [TU => 'f3',       'frame 3',                       32,   36],
-);
+our @INPUT_VARIANTS = @{ $SPEC->{input_variants} };
 # The choices of which a row carries exactly one token each (MIXLOG.md).
 our %INPUT_CHOICES = (
   CP => [[qw(cust tax)]],
@@ -119,15 +105,15 @@ for my $code (keys %INPUT_CHOICES) {
 $INPUT_TOKENS{TO}{rb} = 1;
 
 # Run structure and sizing (clauses 6.6.1, 2.6.1.2, 2.6.1.4, 2.6.1.5; ref §2.1, §5.8).
-our $MI_MIN_S           = 7200;
-our $MIN_CUSTOMERS      = 5000;
-our $SCALE_FACTOR       = 500;
-our $INITIAL_TRADE_DAYS = 300;
+our $MI_MIN_S           = $SPEC->{mi_min_s};
+our $MIN_CUSTOMERS      = $SPEC->{min_customers};
+our $SCALE_FACTOR       = $SPEC->{scale_factor};
+our $INITIAL_TRADE_DAYS = $SPEC->{initial_trade_days};
 
 # Reported throughput: 80..100 % of nominal reports the measured figure, 100..102 % reports
 # the nominal one, anything else is invalid (clauses 6.6.8, 6.7; ref §5.9).
-our $TRTPS_LOW  = 0.80;
-our $TRTPS_HIGH = 1.02;
+our $TRTPS_LOW  = $SPEC->{reported_low};
+our $TRTPS_HIGH = $SPEC->{reported_high};
 
 # Sustainable throughput (clause 6.6.3, ref §5.8): 1-hour windows sliding by 10 minutes
 # within 2 %, 10-minute windows sliding by 1 minute within 20 % of the reported throughput.

@@ -1,0 +1,66 @@
+# shellcheck shell=bash
+# controller/run's database: the embedded cluster started or --db used, loaded for the
+# requested size when it is not (bb-loader, or build-db --config). Sourced by controller/run.
+
+DB_NAME=""
+LOADER_PID=""  # the loader while it runs (fail stops it)
+
+# Sets LOADED to "customers scale_factor initial_trade_days complete" of the database's load
+# record, or "none" when it holds no brokerbench load; fails the run when the database cannot
+# be reached.
+LOADED=""
+read_loaded_sizing() {
+  psql "${CONNINFO}" -XAtq -c 'select 1' >/dev/null 2>"${RESULTS}/db/connect.err" ||
+    fail "the database refuses connections: $(head -n 1 "${RESULTS}/db/connect.err")" "${RESULTS}/db/connect.err"
+  LOADED=$(psql "${CONNINFO}" -XAt -F ' ' -c \
+    "select customers, scale_factor, initial_trade_days, complete from brokerbench_load_info" \
+    2>/dev/null) || LOADED=""
+  LOADED="${LOADED:-none}"
+}
+
+prepare_database() {
+  local embedded=0
+  if [[ -z "${CONNINFO}" ]]; then
+    embedded=1
+    stage "starting the embedded PostgreSQL cluster (${BB_DATA_DIR}/pg)"
+    "${BB_ROOT}/controller/db" start >>"${CONTROLLER_LOG}" 2>&1 ||
+      fail "the embedded PostgreSQL cluster did not start" "${BB_DATA_DIR}/pg/log and ${CONTROLLER_LOG}"
+    CONNINFO=$("${BB_ROOT}/controller/db" conninfo)
+    CONNINFO_SHOWN="${CONNINFO}"
+    unset PGPASSWORD  # the cluster's is in its password file (see resolve_conninfo)
+    CONNINFO_EMBEDDED=1
+  fi
+  DB_NAME=$(psql "${CONNINFO}" -XAtc 'select current_database()' 2>/dev/null) || DB_NAME=""
+  conf db_name "${DB_NAME}"
+  read_loaded_sizing
+  local want="${CUSTOMERS} ${SCALE_FACTOR} ${TRADE_DAYS} t"
+  if [[ "${LOADED}" == "${want}" ]]; then
+    note "database '${DB_NAME}' holds ${CUSTOMERS} customers, ${TRADE_DAYS} trade days: reusing it (Trade-Cleanup runs first)"
+    return
+  fi
+  local -a sizing=(--customers "${CUSTOMERS}" --scale-factor "${SCALE_FACTOR}" --initial-trade-days "${TRADE_DAYS}")
+  local -a load=("${BB_BUILD_DIR}/loader/bb-loader" --db "${CONNINFO}" "${sizing[@]}" --report "${RESULTS}/db/load.json")
+  if [[ "${LOADED}" != none ]]; then
+    local why="it holds another load (customers, scale factor, trade days, complete: ${LOADED})"
+    local reload="./brokerbench build-db --db '${CONNINFO_SHOWN}' ${sizing[*]} --drop" named="--db"
+    [[ -z "${CONFIG}" ]] || { reload+=" --config '${CONFIG}'"; named="[database] in ${CONFIG} or --db"; }
+    [[ ${embedded} -eq 1 ]] || fail "run: the database named by ${named} cannot be used: ${why}; reload it with: ${reload}" ""
+    note "the embedded database: ${why}; reloading it"
+    load+=(--drop)
+  fi
+  # A run configuration's database is loaded by build-db --config: from the hosts of its
+  # [loader] sections at once, or from this machine when it has none.
+  [[ -z "${CONFIG}" ]] ||
+    load=("${BB_ROOT}/controller/build-db" --config "${CONFIG}" --db "${CONNINFO}" "${sizing[@]}" --log-dir "${RESULTS}/db/load")
+  stage "loading ${CUSTOMERS} customers with ${TRADE_DAYS} initial trade days (${load[0]##*/}${CONFIG:+ --config, logs in db/load/}; log: db/loader.log)"
+  "${load[@]}" >"${RESULTS}/db/loader.log" 2>&1 &
+  LOADER_PID=$!
+  tail -n +1 --pid="${LOADER_PID}" -f "${RESULTS}/db/loader.log" 2>/dev/null | sed -u 's/^/    /' &
+  local echo_pid=$! rc=0
+  wait "${LOADER_PID}" || rc=$?
+  LOADER_PID=""
+  wait "${echo_pid}" || true
+  [[ "${rc}" -eq 0 ]] || fail "the loader failed (exit ${rc})" "${RESULTS}/db/loader.log"
+  read_loaded_sizing
+  [[ "${LOADED}" == "${want}" ]] || fail "after the load the database holds '${LOADED}', not '${want}'" "${RESULTS}/db/loader.log"
+}

@@ -1,0 +1,115 @@
+# shellcheck shell=bash
+# controller/run's settings: their defaults, then the options (and a run configuration's
+# [test] settings before them). Each bad value is a usage error naming the option and the
+# value. Sourced by controller/run, which gives usage and COMMAND_ARGS.
+
+CUSTOMERS=1000
+TRADE_DAYS=20
+SCALE_FACTOR=500
+CONNINFO=""
+CONNINFO_EMBEDDED=0
+USERS=10
+RAMP_UP=360
+DURATION=300
+PACING=auto
+SEED=""
+SEED_SOURCE="time of day"
+DB_WORKERS=$(($(nproc) * 2))
+FRAMES=server
+BH_PORT=0
+MEE_PORT=0
+COMMENT=""
+PROFILE=0
+RESULTS_PARENT="${BB_DATA_DIR}/results"
+COMMAND_SHOWN=""   # the command line as it may be shown and stored: --db redacted
+CONNINFO_SHOWN=""  # the database's connection string, likewise
+
+# VALUE if it is a whole number in [MIN, MAX], else a usage error naming OPTION.
+whole() {
+  local option="$1" value="$2" min="$3" max="$4"
+  if [[ ! "${value}" =~ ^[0-9]{1,10}$ ]] || ((10#${value} < min || 10#${value} > max)); then
+    usage_error "run: ${option}: '${value}' is not a whole number from ${min} to ${max}"
+  fi
+  printf '%s\n' "$((10#${value}))"
+}
+
+parse_options() {
+  while [[ $# -gt 0 ]]; do
+    local option="$1"
+    case "${option}" in
+      -h | --help) usage; exit 0 ;;
+      --profile) PROFILE=1; shift; continue ;;
+    esac
+    [[ $# -ge 2 ]] || usage_error "run: ${option} needs a value (see --help)"
+    local value="$2"
+    case "${option}" in
+      --customers)
+        CUSTOMERS=$(whole "${option}" "${value}" 1000 100000000)
+        ((CUSTOMERS % 1000 == 0)) || usage_error "run: --customers: '${value}' is not a multiple of 1000" ;;
+      --initial-trade-days) TRADE_DAYS=$(whole "${option}" "${value}" 1 1000) ;;
+      --scale-factor) SCALE_FACTOR=$(whole "${option}" "${value}" 1 100000) ;;
+      --db) [[ -n "${value}" ]] || usage_error "run: --db: the connection string is empty"; CONNINFO="${value}" ;;
+      --users) USERS=$(whole "${option}" "${value}" 1 1000000) ;;
+      --ramp-up) RAMP_UP=$(to_seconds run "${option}" "${value}") ;;
+      --duration)
+        DURATION=$(to_seconds run "${option}" "${value}")
+        ((DURATION > 0)) || usage_error "run: --duration: '${value}' must be longer than 0" ;;
+      --pacing)
+        [[ "${value}" == auto || "${value}" =~ ^[0-9]{1,4}(\.[0-9]{1,6})?$ ]] ||
+          usage_error "run: --pacing: '${value}' is not a number of seconds (e.g. 0.5) or 'auto'"
+        PACING="${value}" ;;
+      --seed) SEED=$(whole "${option}" "${value}" 0 4294967295); SEED_SOURCE=fixed ;;
+      --db-workers) DB_WORKERS=$(whole "${option}" "${value}" 1 10000) ;;
+      --frames)
+        [[ "${value}" == server || "${value}" == client ]] ||
+          usage_error "run: --frames: '${value}' is not 'server' or 'client'"
+        FRAMES="${value}" ;;
+      --bh-port) BH_PORT=$(whole "${option}" "${value}" 1 65535) ;;
+      --mee-port) MEE_PORT=$(whole "${option}" "${value}" 1 65535) ;;
+      --comment)
+        [[ "${value}" != *$'\n'* ]] || usage_error "run: --comment: the text must be one line"
+        COMMENT="${value}" ;;
+      --results-dir) [[ -n "${value}" ]] || usage_error "run: --results-dir: empty"; RESULTS_PARENT="${value}" ;;
+      *) usage_error "run: unknown option '${option}' (see --help)" ;;
+    esac
+    shift 2
+  done
+}
+
+# read_command_line ARGS...: the settings from a run configuration (--config FILE: its [test]
+# settings come before the command line's, which win) and the options; the command line as it
+# may be shown (COMMAND_SHOWN, --db redacted) and the database's password kept out of sight.
+read_command_line() {
+  # --config FILE first: its [test] settings come before the command line's, which win.
+  local -a args=()
+  while [[ $# -gt 0 ]]; do
+    if [[ "$1" == --config ]]; then
+      [[ -n "${2:-}" ]] || usage_error "run: --config needs a file"
+      CONFIG="$2"
+      shift 2
+    else
+      args+=("$1")
+      shift
+    fi
+  done
+  if [[ -n "${CONFIG}" ]]; then
+    read_run_config "${CONFIG}"
+    local a
+    for a in "${args[@]}"; do
+      [[ "${a}" != --users && "${a}" != --bh-port && "${a}" != --mee-port ]] ||
+        usage_error "run: ${a} does not go with --config (users, hosts and ports are in the configuration)"
+    done
+    args=("${CFG_TEST_ARGS[@]}" --db "${CFG_CONNINFO}" "${args[@]}")
+  fi
+  parse_options "${args[@]}"
+  COMMAND_SHOWN="./brokerbench run $(redact_args "${COMMAND_ARGS[@]}")"
+  if [[ -n "${CONNINFO}" ]]; then
+    CONNINFO_SHOWN=$(redact_conninfo "${CONNINFO}")
+    hide_password "run: --db${CONFIG:+ (or [database] conninfo in ${CONFIG})}" "${CONNINFO}"
+    CONNINFO="${DB_CONNINFO}"
+  fi
+  if [[ -n "${CONFIG}" ]]; then
+    USERS=0
+    for a in "${CFG_CE_USERS[@]}"; do USERS=$((USERS + a)); done
+  fi
+}
