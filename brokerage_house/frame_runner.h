@@ -1,8 +1,8 @@
-// FrameRunner: runs the twelve TPC-E transactions (reference §4) frame by frame on one
+// FrameRunner: runs the twelve TPC-E transactions (clause 3.3) frame by frame on one
 // database session, as the Brokerage House's DB workers and bb-txn do. Each Run() is one
-// database transaction at the isolation level of reference §4.0, with bounded retries on
+// database transaction at the isolation level of clause 7.4.1.3, with bounded retries on
 // serialization failures and deadlocks, and returns the spec's outputs with a ReplyStatus that
-// says how it ended (DESIGN.md, "Status and outcome: never conflate").
+// says how it ended (docs/ARCHITECTURE.md, "Status and outcome: never conflate").
 //
 // Two ways to run the frames, the same statements in each (frames/<txn>.cpp beside
 // frames/sql/<txn>.sql):
@@ -112,7 +112,7 @@ void ReadServerCall(const protocol::Message& request, const db::TxnOutcome& outc
 Status InstallFrameFunctions(const std::string& conninfo);
 
 // How a transaction ended, for its reply: the database's end (TxnOutcome) and the spec status
-// the frames set (0 ok, > 0 warning, < 0 invalid; reference §4 status codes). A body that
+// the frames set (0 ok, > 0 warning, < 0 invalid; clause 3.2.1.8). A body that
 // finished with kRollback because the spec status is negative gives kInvalid; Trade-Order's
 // intended roll-back gives kRollback (pass intended_rollback).
 protocol::ReplyStatus MakeReplyStatus(const db::TxnOutcome& outcome, int32_t spec_status,

@@ -2,8 +2,8 @@
 // connections (DBT-5 used one socket and serialised everything behind it). Each connection
 // says hello with the run's sizing, then streams MarketTradeRequest frames; the emulator acks
 // each one. A request that cannot go out (no connection up, or a connection's queue full) is
-// counted and logged, and its trade stays pending for Trade-Cleanup (DESIGN.md): customer
-// transactions never wait for the market.
+// counted and logged, and its trade stays pending for Trade-Cleanup (docs/ARCHITECTURE.md):
+// customer transactions never wait for the market.
 //
 // Ownership: owned by the server; runs on the server's io_context. Thread-safety: Send from
 // any thread; the rest runs on the client's strand.

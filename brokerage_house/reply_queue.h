@@ -66,7 +66,7 @@ class ReplyQueue {
 };
 
 // Sets server_micros on a transaction reply: the time in the server, queueing included
-// (DESIGN.md).
+// (docs/ARCHITECTURE.md).
 void StampServerTime(protocol::Message& reply, int64_t micros);
 
 // The status of a transaction reply, or null for other messages.

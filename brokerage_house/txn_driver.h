@@ -2,8 +2,8 @@
 // against the database through FrameRunner, as bb-txn does, and plays the market emulator's
 // part so that trades complete: each market request that Trade-Order or Market-Feed produces
 // is answered at once with a Trade-Result at the request's price. Market-Feed gets 20 ticker
-// entries priced on the securities' curves (reference §3.21), at the time since the driver
-// started by options.clock (the wall clock when empty).
+// entries priced on the securities' curves (common/workload/price_curve.h), at the time since the
+// driver started by options.clock (the wall clock when empty).
 //
 // Ownership: borrows the session. Thread-safety: none; one driver per thread.
 #pragma once

@@ -1,6 +1,6 @@
 // WorkerPool: a fixed set of DB worker threads, each owning one Handler (so one database
 // connection with every statement prepared), serving a bounded queue of requests. A thousand
-// emulated users need not mean a thousand PostgreSQL backends (DESIGN.md).
+// emulated users need not mean a thousand PostgreSQL backends (docs/ARCHITECTURE.md).
 //
 // A job names where its reply goes (a ReplyTarget: the client connection). The worker encodes
 // the reply frame itself and pushes it to the ReplyQueue, which hands it to the I/O thread in

@@ -1,12 +1,13 @@
-// Emulator: the Customer Emulator (DESIGN.md, "Customer Emulator"; reference §5.2-§5.8).
+// Emulator: the Customer Emulator (docs/ARCHITECTURE.md, "Customer Emulator"; clauses 6.3-6.6).
 //
-// Emulated users loop: draw the next transaction from their own 890-card MixDeck (§5.2),
-// generate its inputs with their own InputGenerator (§5.3, partition §5.4), send it to the
-// Brokerage House, wait for the reply, append one MixRow, then wait for the next start: with
+// Emulated users loop: draw the next transaction from their own 890-card MixDeck (clause 6.3.1),
+// generate its inputs with their own InputGenerator (clause 6.4.1, partition clause 6.4.2), send it
+// to the Brokerage House, wait for the reply, append one MixRow, then wait for the next start: with
 // pacing P a user starts a request every P seconds (start to start), or at once when a reply
 // took longer than P.
-// Before the users start, one Trade-Cleanup (§4.12, §5.6); from the start of ramp-up, one
-// Data-Maintenance every 60 s on a steady timer, walking the twelve tables in rotation (§4.11).
+// Before the users start, one Trade-Cleanup (clause 3.3.12, clause 6.3.3); from the start of
+// ramp-up, one Data-Maintenance every 60 s on a steady timer, walking the twelve tables in rotation
+// (clause 3.3.11).
 //
 // Design choices:
 //  * Event-driven on ONE Asio I/O thread (the thread that calls Run). Users are small structs

@@ -26,7 +26,7 @@ struct ViolationRule {
   bool load_only = false;
 };
 
-// Reference §6.1 (spec 7.3.2) and §6.4: each query returns the number of rows that break
+// Clause 7.3.2 and the invariants (check.h): each query returns the number of rows that break
 // the rule.
 constexpr ViolationRule kViolationRules[] = {
     {"7.3.2 condition 1: B_NUM_TRADES = completed trades of the broker's accounts",
@@ -41,12 +41,12 @@ constexpr ViolationRule kViolationRules[] = {
      "SELECT count(*) FROM holding_summary FULL JOIN (SELECT h_ca_id, h_s_symb, sum(h_qty) AS q "
      "FROM holding GROUP BY h_ca_id, h_s_symb) h ON h.h_ca_id = hs_ca_id AND h.h_s_symb = "
      "hs_s_symb WHERE hs_qty IS DISTINCT FROM h.q"},
-    {"§6.4: after a load every trade is completed",
+    {"invariant: after a load every trade is completed",
      "SELECT count(*) FROM trade WHERE t_st_id <> 'CMPT'", true},
-    {"§6.4: completed <=> a trade price <=> exactly one settlement",
+    {"invariant: completed <=> a trade price <=> exactly one settlement",
      "SELECT count(*) FROM trade LEFT JOIN settlement ON se_t_id = t_id WHERE (t_st_id = 'CMPT') "
      "<> (t_trade_price IS NOT NULL) OR (t_st_id = 'CMPT') <> (se_t_id IS NOT NULL)"},
-    {"§6.4: each trade's history fits its status (market: SBMT[, CMPT]; limit: PNDG[, SBMT[, "
+    {"invariant: each trade's history fits its status (market: SBMT[, CMPT]; limit: PNDG[, SBMT[, "
      "CMPT]]; canceled: CNCL too)",
      "SELECT count(*) FROM trade JOIN trade_type ON tt_id = t_tt_id LEFT JOIN (SELECT th_t_id, "
      "string_agg(th_st_id, ',' ORDER BY th_st_id) AS s FROM trade_history GROUP BY th_t_id) h ON "
@@ -54,73 +54,73 @@ constexpr ViolationRule kViolationRules[] = {
      "END || CASE t_st_id WHEN 'CNCL' THEN 'CNCL,' ELSE '' END || CASE WHEN tt_is_mrkt THEN '' "
      "ELSE 'PNDG' END || CASE WHEN t_st_id = 'PNDG' THEN '' WHEN tt_is_mrkt THEN 'SBMT' ELSE "
      "',SBMT' END)"},
-    {"§6.4: PNDG <=> a TRADE_REQUEST row that repeats the trade's type, symbol, quantity, price "
-     "and broker",
+    {"invariant: PNDG <=> a TRADE_REQUEST row that repeats the trade's type, symbol, quantity, "
+     "price and broker",
      "SELECT count(*) FROM trade JOIN customer_account ON ca_id = t_ca_id FULL JOIN "
      "trade_request ON tr_t_id = t_id WHERE (t_st_id = 'PNDG') IS DISTINCT FROM (tr_t_id IS NOT "
      "NULL) OR (tr_t_id IS NOT NULL AND (tr_tt_id <> t_tt_id OR tr_s_symb <> t_s_symb OR "
      "tr_qty <> t_qty OR tr_bid_price <> t_bid_price OR tr_b_id <> ca_b_id))"},
-    {"§6.4: no tax, settlement or cash transaction before a trade completes",
+    {"invariant: no tax, settlement or cash transaction before a trade completes",
      "SELECT count(*) FROM trade WHERE t_st_id <> 'CMPT' AND (t_tax <> 0 OR EXISTS (SELECT 1 "
      "FROM cash_transaction WHERE ct_t_id = t_id))"},
-    {"§6.4: a cash transaction exists exactly for completed cash trades, CT_AMT = SE_AMT",
+    {"invariant: a cash transaction exists exactly for completed cash trades, CT_AMT = SE_AMT",
      "SELECT count(*) FROM trade JOIN settlement ON se_t_id = t_id LEFT JOIN cash_transaction "
      "ON ct_t_id = t_id WHERE (t_is_cash AND (ct_t_id IS NULL OR ct_amt <> se_amt)) OR (NOT "
      "t_is_cash AND ct_t_id IS NOT NULL)"},
     // Trade-Update frame 2 toggles "Cash Account" <-> "Cash" and "Margin" <-> "Margin Account".
-    {"§6.4: SE_CASH_DUE_DATE = trade date + 2 days; cash type follows T_IS_CASH",
+    {"invariant: SE_CASH_DUE_DATE = trade date + 2 days; cash type follows T_IS_CASH",
      "SELECT count(*) FROM trade JOIN settlement ON se_t_id = t_id WHERE se_cash_due_date <> "
      "t_dts::date + 2 OR CASE WHEN t_is_cash THEN se_cash_type NOT IN ('Cash Account', 'Cash') "
      "ELSE se_cash_type NOT IN ('Margin', 'Margin Account') END"},
-    {"§6.4: SE_AMT reproduces from quantity, price, charge, commission and tax (1 cent)",
+    {"invariant: SE_AMT reproduces from quantity, price, charge, commission and tax (1 cent)",
      "SELECT count(*) FROM trade JOIN trade_type ON tt_id = t_tt_id JOIN customer_account ON "
      "ca_id = t_ca_id JOIN settlement ON se_t_id = t_id WHERE abs(se_amt - (CASE WHEN "
      "tt_is_sell THEN t_qty * t_trade_price - t_chrg - t_comm ELSE -(t_qty * t_trade_price + "
      "t_chrg + t_comm) END - CASE WHEN ca_tax_st = 1 THEN t_tax ELSE 0 END)) > 0.01"},
-    {"§6.4: T_CHRG = CHARGE for the customer's tier and the trade type",
+    {"invariant: T_CHRG = CHARGE for the customer's tier and the trade type",
      "SELECT count(*) FROM trade JOIN customer_account ON ca_id = t_ca_id JOIN customer ON "
      "c_id = ca_c_id JOIN charge ON ch_tt_id = t_tt_id AND ch_c_tier = c_tier WHERE t_chrg <> "
      "ch_chrg"},
-    {"§6.4: T_COMM = quantity x price x commission rate of the band (1 cent)",
+    {"invariant: T_COMM = quantity x price x commission rate of the band (1 cent)",
      "SELECT count(*) FROM trade JOIN customer_account ON ca_id = t_ca_id JOIN customer ON "
      "c_id = ca_c_id JOIN security ON s_symb = t_s_symb JOIN commission_rate ON cr_c_tier = "
      "c_tier AND cr_tt_id = t_tt_id AND cr_ex_id = s_ex_id AND t_qty BETWEEN cr_from_qty AND "
      "cr_to_qty WHERE abs(t_comm - round(t_qty * t_trade_price * cr_rate / 100, 2)) > 0.01"},
-    {"§6.4: sells are cash; quantities are 100, 200, 400 or 800",
+    {"invariant: sells are cash; quantities are 100, 200, 400 or 800",
      "SELECT count(*) FROM trade JOIN trade_type ON tt_id = t_tt_id WHERE (tt_is_sell AND NOT "
      "t_is_cash) OR t_qty NOT IN (100, 200, 400, 800)"},
-    {"§6.4: non-taxable accounts pay no tax",
+    {"invariant: non-taxable accounts pay no tax",
      "SELECT count(*) FROM trade JOIN customer_account ON ca_id = t_ca_id WHERE ca_tax_st = 0 "
      "AND t_tax <> 0"},
-    {"§6.4 (1.4.5.1): the lots of one account and symbol are all long or all short, none zero",
+    {"clause 1.4.5.1: the lots of one account and symbol are all long or all short, none zero",
      "SELECT count(*) FROM (SELECT 1 FROM holding GROUP BY h_ca_id, h_s_symb HAVING min(h_qty) "
      "< 0 AND max(h_qty) > 0 OR bool_or(h_qty = 0)) x"},
-    {"§6.4: a lot belongs to a completed trade of the same account and symbol, at its price",
+    {"invariant: a lot belongs to a completed trade of the same account and symbol, at its price",
      "SELECT count(*) FROM holding LEFT JOIN trade ON t_id = h_t_id WHERE t_id IS NULL OR "
      "t_ca_id <> h_ca_id OR t_s_symb <> h_s_symb OR t_st_id <> 'CMPT' OR h_price <> "
      "t_trade_price"},
-    {"§6.4: every lot has its creation history row (before 0, after its first quantity)",
+    {"invariant: every lot has its creation history row (before 0, after its first quantity)",
      "SELECT count(*) FROM holding WHERE NOT EXISTS (SELECT 1 FROM holding_history WHERE "
      "hh_h_t_id = h_t_id AND hh_t_id = h_t_id AND hh_before_qty = 0 AND hh_after_qty <> 0)"},
-    {"§6.4: the last history row of a live lot leaves it at H_QTY",
+    {"invariant: the last history row of a live lot leaves it at H_QTY",
      "SELECT count(*) FROM holding JOIN LATERAL (SELECT hh_after_qty FROM holding_history JOIN "
      "trade ON t_id = hh_t_id WHERE hh_h_t_id = h_t_id ORDER BY t_dts DESC, hh_t_id DESC "
      "LIMIT 1) last ON true WHERE last.hh_after_qty <> h_qty"},
-    {"§6.4: no HOLDING_SUMMARY row without lots, none with HS_QTY = 0",
+    {"invariant: no HOLDING_SUMMARY row without lots, none with HS_QTY = 0",
      "SELECT count(*) FROM holding_summary WHERE hs_qty = 0 OR NOT EXISTS (SELECT 1 FROM "
      "holding WHERE h_ca_id = hs_ca_id AND h_s_symb = hs_s_symb)"},
-    {"§6.4: LAST_TRADE prices lie on the curve's range 20.00-30.00",
+    {"invariant: LAST_TRADE prices lie on the curve's range 20.00-30.00",
      "SELECT count(*) FROM last_trade WHERE lt_price NOT BETWEEN 20 AND 30 OR lt_open_price "
      "NOT BETWEEN 20 AND 30"},
-    {"§3.16: LAST_TRADE volumes are 0 after a load",
+    {"invariant: LAST_TRADE volumes are 0 after a load",
      "SELECT count(*) FROM last_trade WHERE "
      "lt_vol <> 0",
      true},
-    {"§6.4: TRADE_REQUEST is empty after a load", "SELECT count(*) FROM trade_request", true},
+    {"invariant: TRADE_REQUEST is empty after a load", "SELECT count(*) FROM trade_request", true},
     {"2.4.3: every foreign key is validated, so referential integrity is enforced",
      "SELECT count(*) FROM pg_constraint WHERE connamespace = current_schema()::regnamespace "
      "AND NOT convalidated"},
-    {"§3.5: 20/60/20 % of customers in tiers 1/2/3 (exactly, per load unit)",
+    {"clause 1.4.2.1: 20/60/20 % of customers in tiers 1/2/3 (exactly, per load unit)",
      "SELECT count(*) FROM (SELECT (c_id - 4300000001) / 1000 AS lu, c_tier, count(*) AS n FROM "
      "customer GROUP BY 1, 2) t WHERE n <> CASE c_tier WHEN 2 THEN 600 ELSE 200 END"},
 };
@@ -217,7 +217,7 @@ Result<std::vector<CheckResult>> RunChecks(db::Connection& conn, const workload:
     bool passed = rule.tolerance == 0 ? diff < 0.5 : diff <= rule.expected * rule.tolerance;
     results.push_back(CheckResult{std::move(name), passed, false, fmt::format("{} rows", *n)});
   }
-  // HOLDING* ratios in the reference hold for ITD 300 only; below that, check they exist.
+  // EGen's HOLDING* ratios hold for ITD 300 only; below that, check they exist.
   for (const char* table : {"holding", "holding_history", "holding_summary"}) {
     auto n = Count(conn, fmt::format("SELECT count(*) FROM {}", table));
     if (!n.ok()) return n.status();
@@ -233,7 +233,7 @@ Result<std::vector<CheckResult>> RunChecks(db::Connection& conn, const workload:
     auto max_id = Count(conn, "SELECT coalesce(max(t_id), 0) FROM trade");
     if (!max_id.ok()) return max_id.status();
     results.push_back(CheckResult{
-        "§3.3: the trade-id sequence hands out ids past every trade, from the Trade-Cleanup "
+        "trade ids: the trade-id sequence hands out ids past every trade, from the Trade-Cleanup "
         "start id on",
         *n >= start_id && *n > *max_id, false,
         fmt::format("next id {}, start id {}, largest id {}", *n, start_id, *max_id)});
@@ -244,8 +244,8 @@ Result<std::vector<CheckResult>> RunChecks(db::Connection& conn, const workload:
                                      start_id, workload::kTradeIdShift));
     if (!n.ok()) return n.status();
     results.push_back(CheckResult{
-        "§3.3: no load trade id is one an aborted order consumed (ordinal = 51 mod 101)", *n == 0,
-        false, *n == 0 ? "holds" : fmt::format("{} rows break it", *n)});
+        "trade ids: no load trade id is one an aborted order consumed (ordinal = 51 mod 101)",
+        *n == 0, false, *n == 0 ? "holds" : fmt::format("{} rows break it", *n)});
   }
   for (const auto& rule : kViolationRules) {
     if (rule.load_only && has_run) {

@@ -1,6 +1,6 @@
 // The audit of a loaded database (bb-loader --check, brokerbench check-db): row counts against
-// the reference's formulas (§2.2), the consistency conditions of spec clause 7.3.2
-// (reference §6.1), and the derived invariants of reference §6.4 that hold after a load.
+// the formulas of clause 2.6, the consistency conditions of spec clause 7.3.2, and invariants
+// the frames imply that hold after a load (the "invariant:" checks of check.cpp).
 //
 // Thread-safety: RunChecks uses the connection given, from the calling thread.
 #pragma once

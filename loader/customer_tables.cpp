@@ -1,4 +1,4 @@
-// The customers part of a load unit (reference §3.6-§3.10, §3.18): CUSTOMER, the customers'
+// The customers part of a load unit (EGen's rules, clause 1.4.2): CUSTOMER, the customers'
 // ADDRESS rows, CUSTOMER_TAXRATE, CUSTOMER_ACCOUNT, ACCOUNT_PERMISSION, WATCH_LIST and
 // WATCH_ITEM. Every attribute comes from workload::CustomerModel and person.h, which the
 // customer emulator shares; only the watch items are the loader's own draws.
@@ -15,7 +15,7 @@ namespace bb::loader {
 
 namespace {
 
-constexpr int kMinWatchItems = 50;  // §3.18
+constexpr int kMinWatchItems = 50;
 constexpr int kMaxWatchItems = 150;
 // Per-customer draw budget of the watch items: the count, the items and rare repeats.
 constexpr uint64_t kWatchItemDraws = 512;

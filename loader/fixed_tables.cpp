@@ -1,4 +1,4 @@
-// The fixed tables (reference §1.6, §2.3): STATUS_TYPE, TRADE_TYPE, EXCHANGE, SECTOR,
+// The fixed tables (clause 2.6): STATUS_TYPE, TRADE_TYPE, EXCHANGE, SECTOR,
 // INDUSTRY, CHARGE, COMMISSION_RATE, TAXRATE, ZIP_CODE, and the exchanges' ADDRESS rows.
 #include <fmt/format.h>
 
@@ -38,7 +38,7 @@ void GenerateFixedTables(const workload::Sizing& sizing, UnitOutput& out) {
     trade_type.EndRow();
   }
 
-  // EX_NUM_SYMB counts every configured security (reference §7 item 8).
+  // EX_NUM_SYMB counts every configured security (not EGen 1.14's per-instance count).
   const workload::Market market(sizing);
   const auto counts = market.ExchangeSecurityCounts();
   const auto exchanges = workload::Exchanges();

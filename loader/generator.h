@@ -1,5 +1,5 @@
-// Table generation: every row of the 33 tables (reference §2, §3), split into units that can
-// be generated independently, in any order, on any threads, with byte-identical results.
+// Table generation: every row of the 33 tables (clause 2.6; EGen's rules), split into units that
+// can be generated independently, in any order, on any threads, with byte-identical results.
 //
 // A unit is either the fixed tables (once per database) or one part of one load unit (LU,
 // 1 000 customers): its customers, its market (companies, securities, daily market...) or its

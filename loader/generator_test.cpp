@@ -536,7 +536,7 @@ TEST_F(GeneratorTest, EveryRowFitsTheSchema) {
 
 TEST_F(GeneratorTest, CardinalitiesFollowTheReference) {
   const int64_t trades =
-      kSizing.initial_trade_days * 8 * 3600 * kSizing.customers / kSizing.scale_factor;  // §2.1
+      kSizing.initial_trade_days * 8 * 3600 * kSizing.customers / kSizing.scale_factor;  // 2.6.1
   ASSERT_EQ(trades, 115'200);
   const std::map<Table, int64_t> exact = {
       {Table::kStatusType, 5},
@@ -569,12 +569,12 @@ TEST_F(GeneratorTest, CardinalitiesFollowTheReference) {
   for (const auto& [table, count] : exact) {
     EXPECT_EQ(data().Count(table), count) << TableName(table);
   }
-  // ±: 1.42 × accounts (§2.2), 100 per watch list, 2.4 and 0.92 per trade.
+  // ±: 1.42 × accounts (clause 2.6), 100 per watch list, 2.4 and 0.92 per trade.
   EXPECT_NEAR(data().Count(Table::kAccountPermission) / 5000.0, 1.42, 0.03);
   EXPECT_NEAR(data().Count(Table::kWatchItem) / 1000.0, 100.0, 3.0);
   EXPECT_NEAR(static_cast<double>(data().Count(Table::kTradeHistory)) / trades, 2.4, 0.01);
   EXPECT_NEAR(static_cast<double>(data().Count(Table::kCashTransaction)) / trades, 0.92, 0.01);
-  // The holding ratios of §2.2 hold for ITD 300 only; at 2 days every position is young.
+  // The holding ratios of clause 2.6 hold for ITD 300 only; at 2 days every position is young.
   EXPECT_GT(data().Count(Table::kHoldingSummary), 5000);
   EXPECT_LE(data().Count(Table::kHoldingSummary), 5000 * 18);
   EXPECT_GE(data().Count(Table::kHolding), data().Count(Table::kHoldingSummary));
@@ -659,7 +659,7 @@ TEST_F(GeneratorTest, DistributionsFollowTheReference) {
   EXPECT_NEAR(below_75 / 1000.0, 25.0 / 101.0, 0.05);
 
   // Tier-weighted selection: tier-3 accounts trade about 3× as often as tier-1 accounts
-  // per customer (§3.5): compare trades per customer of tier 3 and tier 1.
+  // per customer (clause 1.4.2.1): compare trades per customer of tier 3 and tier 1.
   std::map<std::string, std::string> tier_of_customer;
   for (const auto& f : data().Fields(Table::kCustomer)) tier_of_customer[std::string(f[0])] = f[7];
   std::map<std::string, std::string> owner;
@@ -748,7 +748,7 @@ TEST_F(GeneratorTest, TradesAreConsistent) {
     if (comm != (qty * price * rate + 5000) / 10000) fail("commission of " + t_id);
     if (tax_status == 0 && tax != 0) fail("tax on a non-taxable account: " + t_id);
     if (price < 2000 || price > 3000) fail("price of " + t_id);
-    // SE_AMT reproduces from the trade's fields (§6.4).
+    // SE_AMT reproduces from the trade's fields (an invariant of loader/check.cpp).
     const auto& se = settlement.at(t_id);
     int64_t expected = sell ? qty * price - chrg - comm : -(qty * price + chrg + comm);
     if (tax_status == 1) expected -= tax;
@@ -771,7 +771,7 @@ TEST_F(GeneratorTest, TradesAreConsistent) {
   }
   EXPECT_EQ(bad, 0);
 
-  // Consistency conditions 1-2 (§6.1): broker totals.
+  // Consistency conditions 1-2 (clause 7.3.2): broker totals.
   ASSERT_EQ(data().Count(Table::kBroker), 10);
   for (const auto& f : data().Fields(Table::kBroker)) {
     const auto& sums = broker_sums[std::string(f[0])];
@@ -782,8 +782,9 @@ TEST_F(GeneratorTest, TradesAreConsistent) {
 }
 
 TEST_F(GeneratorTest, HoldingsAreConsistent) {
-  // Condition 3 (§6.1) and §6.4: HS_QTY = Σ H_QTY per (account, symbol), no zero rows, every
-  // lot of a position has the same sign, and the history of each lot adds up to its quantity.
+  // Condition 3 (clause 7.3.2) and an invariant: HS_QTY = Σ H_QTY per (account, symbol), no
+  // zero rows, every lot of a position has the same sign, and the history of each lot adds up to
+  // its quantity.
   std::map<std::string, int64_t> summary;
   for (const auto& f : data().Fields(Table::kHoldingSummary)) {
     const int64_t qty = std::stoll(std::string(f[2]));

@@ -56,7 +56,7 @@ struct LoadProgress {
 };
 using ProgressCallback = std::function<void(const LoadProgress&)>;
 
-// Rows the loader will generate for a sizing, about (reference §2.2), for ETAs.
+// Rows the loader will generate for a sizing, about (clause 2.6), for ETAs.
 int64_t ExpectedRows(const workload::Sizing& sizing);
 
 // Loads (or writes flat files), the whole load or options.phase of it. On success returns one

@@ -1,4 +1,4 @@
-// The market part of a load unit (reference §3.12-§3.17, §3.21): COMPANY and the companies'
+// The market part of a load unit (EGen's rules): COMPANY and the companies'
 // ADDRESS rows, COMPANY_COMPETITOR, FINANCIAL, NEWS_ITEM, NEWS_XREF, SECURITY, DAILY_MARKET
 // and LAST_TRADE. Names, symbols, issues, exchanges and industries come from workload::Market;
 // the numbers (dates, prices, financials, news text) are the loader's own per-key draws.
@@ -89,7 +89,7 @@ void WriteCompanies(int64_t load_unit, const workload::Market& market, UnitOutpu
     address.text().Int(ad_id).Text(a.line1).Text(a.line2).Text(a.zip().code).Text(a.country());
     address.EndRow();
 
-    // Three distinct other companies of the same LU (§2.4); they compete in the company's own
+    // Three distinct other companies of the same LU (clause 2.6); they compete in the company's own
     // industry.
     Random crng =
         Random::ForKey(seeds::kCompetitors, static_cast<uint64_t>(co_id), kCompetitorDraws);
@@ -107,7 +107,7 @@ void WriteCompanies(int64_t load_unit, const workload::Market& market, UnitOutpu
   }
 }
 
-// §3.15: 20 quarters of financials per company, each value drifting by a factor in
+// 20 quarters of financials per company, each value drifting by a factor in
 // [0.9, 1.15] per quarter.
 void WriteFinancials(int64_t load_unit, UnitOutput& out) {
   TableWriter& financial = out.Writer(Table::kFinancial);
@@ -156,7 +156,7 @@ void WriteFinancials(int64_t load_unit, UnitOutput& out) {
   }
 }
 
-// §3.17: two items per company of weighted surnames up to kNewsItemChars characters; NI_ITEM
+// Two items per company of weighted surnames up to kNewsItemChars characters; NI_ITEM
 // goes out as bytea hex ("\x4142..."; the backslash doubled for COPY text).
 void WriteNews(const workload::Sizing& sizing, int64_t load_unit, UnitOutput& out) {
   static constexpr char kHex[] = "0123456789abcdef";
@@ -215,7 +215,7 @@ void WriteNews(const workload::Sizing& sizing, int64_t load_unit, UnitOutput& ou
   }
 }
 
-// §3.13, §3.14, §3.16.
+// SECURITY, DAILY_MARKET and LAST_TRADE, by EGen's rules.
 void WriteSecurities(const workload::Sizing& sizing, int64_t load_unit,
                      const workload::Market& market, UnitOutput& out) {
   TableWriter& security = out.Writer(Table::kSecurity);

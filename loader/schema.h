@@ -1,4 +1,4 @@
-// The TPC-E schema (reference §1), in four phases so that data can be loaded before keys and
+// The TPC-E schema (clause 2.2), in four phases so that data can be loaded before keys and
 // indexes are built: tables (with NOT NULL and CHECK constraints), primary keys, secondary
 // indexes, foreign keys. The SQL lives in loader/sql/ and is compiled into the program.
 //

@@ -28,7 +28,7 @@ inline constexpr workload::RngSeed kDailyMarket = 0x55ca396a2aab10b6ULL;
 inline constexpr workload::RngSeed kTrades = 0xb4cc5c341141e8ceULL;
 }  // namespace seeds
 
-// NI_ITEM length in characters (reference §3.17: words until 100 000 characters).
+// NI_ITEM length in characters (EGen's: words until 100 000 characters).
 inline constexpr int kNewsItemChars = 100'000;
 
 void GenerateFixedTables(const workload::Sizing& sizing, UnitOutput& out);

@@ -50,7 +50,7 @@ inline constexpr int kTableCount = 33;
 // The SQL name, e.g. "account_permission".
 std::string_view TableName(Table table);
 
-// The nine fixed tables (reference §1.6, spec clause 2.6): the same rows at every size. Every
+// The nine fixed tables (clause 2.6, spec clause 2.6): the same rows at every size. Every
 // other table scales with customers or grows with the trade days loaded and the run, so a
 // frame that reads one of those whole gets slower as the database grows (the plan guard,
 // tests/plan_guard_db_test.cpp, holds the frames to that).

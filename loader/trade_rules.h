@@ -1,4 +1,4 @@
-// The small fixed tables that the initial trades depend on (reference §2.3): status types,
+// The small fixed tables that the initial trades depend on (clause 2.6): status types,
 // trade types, charges and commission rates, as constants shared by the fixed-table
 // generator (which writes them) and the trade generator (which applies them).
 //
@@ -21,7 +21,7 @@ inline constexpr std::array<StatusType, 5> kStatusTypes = {{{"ACTV", "Active"},
                                                             {"PNDG", "Pending"},
                                                             {"SBMT", "Submitted"}}};
 
-// In EGen's enumeration order (§2.3), which indexes kChargeCents.
+// In EGen's enumeration order (clause 2.6), which indexes kChargeCents.
 enum class TradeType : uint8_t { kMarketBuy, kMarketSell, kStopLoss, kLimitSell, kLimitBuy };
 inline constexpr int kTradeTypeCount = 5;
 
@@ -44,7 +44,7 @@ inline const TradeTypeRow& TradeTypeOf(TradeType type) {
 
 inline constexpr int kTierCount = 3;
 
-// CHARGE in cents by trade type (rows) and tier 1..3 (columns) (§2.3).
+// CHARGE in cents by trade type (rows) and tier 1..3 (columns) (clause 2.6).
 inline constexpr std::array<std::array<int64_t, kTierCount>, kTradeTypeCount> kChargeCents = {{
     {500, 450, 250},  // TMB
     {500, 450, 250},  // TMS
@@ -54,7 +54,7 @@ inline constexpr std::array<std::array<int64_t, kTierCount>, kTradeTypeCount> kC
 }};
 
 // COMMISSION_RATE quantity bands and rates in hundredths of a percent, by tier, by exchange
-// group (NYSE/NASDAQ/AMEX, then PCX) and by band (§2.3). Rates do not depend on trade type.
+// group (NYSE/NASDAQ/AMEX, then PCX) and by band (clause 2.6). Rates do not depend on trade type.
 struct QuantityBand {
   int32_t from;
   int32_t to;

@@ -1,7 +1,7 @@
-// The trades part of a load unit: the initial trades of reference §3.20 with the tables they
-// fill (TRADE, TRADE_HISTORY, SETTLEMENT, CASH_TRANSACTION, HOLDING_HISTORY, and at the end
-// HOLDING, HOLDING_SUMMARY and the LU's BROKER rows with their trade counts and commission
-// totals, consistency conditions 1-2 of §6.1).
+// The trades part of a load unit: the initial trades (EGen's rules, restated in the steps below)
+// with the tables they fill (TRADE, TRADE_HISTORY, SETTLEMENT, CASH_TRANSACTION, HOLDING_HISTORY,
+// and at the end HOLDING, HOLDING_SUMMARY and the LU's BROKER rows with their trade counts and
+// commission totals, consistency conditions 1-2 of clause 7.3.2).
 //
 // Trades are initiated along a timeline of work time (ms since the start of initial trading,
 // 8-hour business days back to back), evenly spaced with a jitter; each takes the T_ID of its
@@ -35,12 +35,12 @@ __extension__ using Int128 = __int128;
 
 using workload::Random;
 
-// §3.20 step 4: the load mix in percent, in TradeType order (TMB, TMS, TSL, TLS, TLB).
+// Step 4: the load mix in percent, in TradeType order (TMB, TMS, TSL, TLS, TLB).
 constexpr std::array<int, kTradeTypeCount> kTradeTypePercent = {30, 30, 10, 10, 20};
 constexpr int kLifoPercent = 35;
 constexpr int kCashBuyPercent = 84;
 constexpr std::array<int, 4> kQuantities = {100, 200, 400, 800};
-// §3.20 step 5, in milliseconds.
+// Step 5, in milliseconds.
 constexpr int64_t kInTheMoneyMinMs = 500;
 constexpr int64_t kInTheMoneyMaxMs = 1500;
 constexpr double kMeanCompletionDelayS = 1.0;
@@ -247,7 +247,7 @@ void TradeGenerator::Timeline() {
       queue_.pop_back();
     }
     // Customer by the tier-weighted selector in the LU, account uniform, security uniform
-    // from the account's basket (§3.20 step 3).
+    // from the account's basket (step 3).
     const int64_t c = selector.SelectInLoadUnit(rng, load_unit_) - first_c_id;
     const CustomerInfo& customer = customers_[static_cast<size_t>(c)];
     const int32_t account = customer.first_account + rng.IntRange(0, customer.account_count - 1);
@@ -264,7 +264,7 @@ void TradeGenerator::Timeline() {
   }
 }
 
-// §3.20 steps 4-5: type, quantity, flags, and the times and prices along the security's curve.
+// Steps 4-5: type, quantity, flags, and the times and prices along the security's curve.
 PendingTrade TradeGenerator::Initiate(Random& rng, int64_t t_id, int64_t order_ms, int32_t account,
                                       int position) {
   PendingTrade t{};
@@ -314,7 +314,7 @@ PendingTrade TradeGenerator::Initiate(Random& rng, int64_t t_id, int64_t order_m
   return t;
 }
 
-// §3.20 steps 6-10 for one completed trade, as Trade-Result would apply it.
+// Steps 6-10 for one completed trade, as Trade-Result would apply it.
 void TradeGenerator::Complete(const PendingTrade& t) {
   const AccountInfo& a = accounts_[static_cast<size_t>(t.account)];
   const SecurityInfo& security = securities_[a.basket[t.position]];
@@ -453,7 +453,7 @@ void TradeGenerator::WriteHoldings() {
   }
 }
 
-// §3.11: the LU's brokers with the count and commission total of their accounts' trades.
+// The LU's brokers with the count and commission total of their accounts' trades.
 void TradeGenerator::WriteBrokers() {
   TableWriter& broker = out_.Writer(Table::kBroker);
   for (int64_t j = 0; j < workload::kBrokersPerLoadUnit; ++j) {

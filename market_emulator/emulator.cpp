@@ -593,7 +593,7 @@ void MarketEmulator::Impl::OnOrder(Session&, const pr::MarketTradeRequest& reque
     return;
   }
   stats_.orders_refused.fetch_add(1, std::memory_order_relaxed);
-  // error = lost work (STYLE.md). Every trade id goes to the failed file; the log gets at most
+  // error = lost work (docs/STYLE.md). Every trade id goes to the failed file; the log gets at most
   // one line a second, with the count of the refusals it did not show.
   const auto now = Clock::now();
   if (now - last_refusal_log_ >= std::chrono::seconds(1)) {

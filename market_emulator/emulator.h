@@ -1,5 +1,5 @@
-// MarketEmulator: the Market Exchange Emulator (DESIGN.md, "Market Exchange Emulator";
-// reference §5.5). It wires together, on one I/O thread:
+// MarketEmulator: the Market Exchange Emulator (docs/ARCHITECTURE.md, "Market Exchange Emulator";
+// its market rules in trading_floor.h). It wires together, on one I/O thread:
 //
 //  * an order server: an acceptor for one or more Brokerage House connections (an AcceptLoop:
 //    failed accepts back off). Each says hello (the sizing must match ours; a refusal names
@@ -14,7 +14,7 @@
 //    hello with our sizing, then sending due Trade-Result and Market-Feed requests with at most
 //    --max-in-flight requests outstanding per connection (1 = closed loop). Every reply writes
 //    a mix row: code TR or MF, response_us from send to reply, wait_us from due to send (the
-//    MEE's own queueing, §5.7), user = the connection's index, and the reply's outcome and
+//    MEE's own queueing, clause 6.5), user = the connection's index, and the reply's outcome and
 //    spec status. A BH that answers "overloaded" or "shutting down" gets the request again
 //    10 ms later (it never ran it); a Trade-Result that the BH answered retry_exhausted (rolled
 //    back after its own serialization retries) is sent again, up to 3 times, and a Trade-Result
@@ -31,7 +31,7 @@
 // <out>/failed-trades.csv (opened at the start) and counted in the final log line. Lost
 // in-flight deliveries also get a mix row with outcome net_error. Orders the market has not
 // finished with at stop are pending, not failed (a limit order whose price the curve has not
-// reached, an order within its processing delay: §5.5): one line "trade_id,code,state" each
+// reached, an order within its processing delay): one line "trade_id,code,state" each
 // in <out>/pending-trades.csv, which is written whole at the end, so that a missing file says
 // the emulator never reached its end (killed) rather than "nothing pending". While the BH is
 // away, due deliveries wait (the queue is bounded by the pending cap) and every connection

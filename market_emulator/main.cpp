@@ -18,7 +18,7 @@ using bb::Status;
 
 constexpr const char* kUsage = R"(Usage: bb-market-emulator [options]
 
-The Market Exchange Emulator (TPC-E reference §5.5): takes trade requests from one or more
+The Market Exchange Emulator: takes trade requests from one or more
 Brokerage Houses, completes market and triggered limit orders after a processing delay at the
 price curve's price, turns limit orders into ticker trigger entries when the curve reaches
 their limit, and delivers Trade-Result and Market-Feed to the Brokerage House over a pool of

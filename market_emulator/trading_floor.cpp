@@ -67,7 +67,7 @@ SubmitResult TradingFloor::Submit(const pr::MarketTradeRequest& request, int64_t
   timer.sequence = next_sequence_++;
 
   if (request.action == pr::MarketAction::kProcessOrder) {
-    // §5.5: NegExp(mean 1 s), rounded to the millisecond, capped at 5 s.
+    // NegExp(mean 1 s), rounded to the millisecond, capped at 5 s.
     const double delay_ms = std::round(random_.NegExp(kMeanProcessingDelayUs / 1000.0));
     timer.due_us =
         now_us + std::min<int64_t>(static_cast<int64_t>(delay_ms) * 1000, kMaxProcessingDelayUs);
@@ -112,7 +112,7 @@ void TradingFloor::Advance(int64_t now_us) {
     if (timer.kind == TimerKind::kCompletion) {
       Complete(timer);
     } else {
-      // The curve has reached the limit: the trigger entry carries the limit price (§5.5).
+      // The curve has reached the limit: the trigger entry carries the limit price.
       triggers_.push_back({market_.Symbol(timer.security_index), timer.price, kTriggerEntryQty});
       ++limits_triggered_;
     }
@@ -127,7 +127,7 @@ void TradingFloor::Complete(const Timer& timer) {
       pr::TradeResultInput{timer.trade_id, TradePriceCents(timer.type, timer.price, current)};
   due_.push_back(std::move(d));
   ++trade_results_made_;
-  // The ticker gets the curve price even when the trade used the limit (§5.5).
+  // The ticker gets the curve price even when the trade used the limit.
   AddTickerEntry({market_.Symbol(timer.security_index), current, timer.qty}, timer.due_us);
 }
 

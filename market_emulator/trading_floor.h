@@ -1,18 +1,18 @@
-// TradingFloor: the market's rules (reference §5.5), as pure logic with time passed in, so the
-// unit tests drive it without sockets or clocks.
+// TradingFloor: the market's rules (EGen's: the spec leaves them to it), as pure logic with time
+// passed in, so the unit tests drive it without sockets or clocks.
 //
 //  * Market orders and triggered limit orders (MarketAction::kProcessOrder) complete after a
 //    processing delay min(NegExp(mean 1 s) rounded to 1 ms, 5 s). At completion the trade
-//    price is the current curve price (§3.21), except TLB with limit < current (the limit)
+//    price is the current curve price (price_curve.h), except TLB with limit < current (the limit)
 //    and TLS with limit > current (the limit); market and stop-loss orders take the curve
 //    price (TradePriceCents). The completion yields a Trade-Result delivery and one real
 //    ticker entry (symbol, qty, the *curve* price even when the trade used the limit).
-//  * Limit orders (kSetLimitTrigger) never complete here. As in §5.5 they become "trigger
+//  * Limit orders (kSetLimitTrigger) never complete here. As in EGen they become "trigger
 //    entries" (symbol, qty 375, price) in the ticker: at once with the current price when
 //    already in the money (TLB/TSL: current <= limit; TLS: current >= limit), otherwise when
 //    the curve next reaches the limit (PriceCurve::NextTimeAtPrice, always within 900 s) with
 //    price = limit. The BH's Market-Feed frame then sees that price, triggers the pending
-//    TRADE_REQUEST and sends it back as kProcessOrder, which completes as above (§4.3).
+//    TRADE_REQUEST and sends it back as kProcessOrder, which completes as above (clause 3.3.3).
 //  * Ticker padding: after each real entry exactly one more entry is added
 //    (max_feed_len/10 - 1 = 1): the oldest queued trigger entry if any, else an artificial
 //    entry for a uniformly drawn security at its curve price with qty 325 or 425 (50/50). So a
@@ -30,7 +30,7 @@
 // order costs about 64 bytes, so the default cap of one million is about 64 MB.
 //
 // Times are microseconds on the caller's monotonic clock since the floor's base time (the
-// MEE's start, §3.21: the curve's t = 0).
+// MEE's start: the curve's t = 0).
 //
 // Ownership and thread-safety: owns its state; not thread-safe (the MEE's one I/O thread).
 #pragma once
@@ -51,18 +51,18 @@
 
 namespace bb::mee {
 
-inline constexpr int64_t kMeanProcessingDelayUs = 1'000'000;                          // §5.5
-inline constexpr int64_t kMaxProcessingDelayUs = 5'000'000;                           // §5.5
-inline constexpr int32_t kTriggerEntryQty = 375;                                      // §5.5
+inline constexpr int64_t kMeanProcessingDelayUs = 1'000'000;
+inline constexpr int64_t kMaxProcessingDelayUs = 5'000'000;
+inline constexpr int32_t kTriggerEntryQty = 375;
 inline constexpr size_t kFeedEntries = protocol::kMaxFeedEntries;                     // 20
 inline constexpr int kPaddingPerRealEntry = static_cast<int>(kFeedEntries / 10) - 1;  // 1
 
-// The price a completed order trades at (§5.5): the curve price, or the limit for a TLB whose
+// The price a completed order trades at: the curve price, or the limit for a TLB whose
 // limit is below it and for a TLS whose limit is above it.
 protocol::Cents TradePriceCents(std::string_view trade_type_id, protocol::Cents limit,
                                 protocol::Cents current);
 
-// Whether a limit order is in the money at `current` (§5.5): TLB and TSL when current <=
+// Whether a limit order is in the money at `current`: TLB and TSL when current <=
 // limit, TLS when current >= limit.
 bool LimitInTheMoney(std::string_view trade_type_id, protocol::Cents limit,
                      protocol::Cents current);
@@ -88,7 +88,7 @@ struct SubmitResult {
 
 // Where an order the floor still holds stands when the MEE stops. The first two are pending:
 // the market has not finished with them yet, as a real exchange at its close would not have (a
-// limit order waits for its price, §5.5; a market order is within its processing delay). The
+// limit order waits for its price; a market order is within its processing delay). The
 // third failed: its Trade-Result was due and was not delivered.
 enum class Unfinished { kLimitTriggerArmed, kInCompletionDelay, kTradeResultNotSent };
 inline bool IsPending(Unfinished u) { return u != Unfinished::kTradeResultNotSent; }

@@ -1,4 +1,4 @@
-// The market's rules (reference §5.5) with time passed in: trade prices at completion, timer
+// The market's rules (trading_floor.h) with time passed in: trade prices at completion, timer
 // order with many orders, limit triggers in and out of the money, ticker padding and the
 // 20-entry Market-Feed, the pending cap, and what is pending or failed at the end.
 #include "market_emulator/trading_floor.h"

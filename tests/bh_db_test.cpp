@@ -159,7 +159,7 @@ TEST_P(BrokerageHouseOnADatabase, ManyClientsRunTheMixAndEveryRequestIsAnsweredA
   EXPECT_EQ(server_->stats().malformed_frames.load(), 0u);
 }
 
-// Reference: DESIGN.md, Brokerage House: a broken connection makes the worker reconnect.
+// docs/STYLE.md, "Errors": a broken connection makes the worker reconnect.
 TEST_P(BrokerageHouseOnADatabase, SurvivesADatabaseRestartAndResumes) {
   // The test cluster's directory is the parent of its socket directory (host=DIR/run).
   std::string conninfo = testing::ClusterConninfo();

@@ -1,6 +1,6 @@
 // The Customer Emulator's Data-Maintenance sender over a run of 2.5 minutes against an
-// in-process --no-db Brokerage House: DM rows (user -1) 58-62 s apart (spec 6.3.3, reference
-// §5.6), every one answered, and no row lost. A separate binary so that it runs beside the
+// in-process --no-db Brokerage House: DM rows (user -1) 58-62 s apart (spec 6.3.3),
+// every one answered, and no row lost. A separate binary so that it runs beside the
 // other tests; a few paced users keep its CPU cost small.
 #include <chrono>
 #include <filesystem>

@@ -166,8 +166,8 @@ TEST(CustomerEmulator, ShortRunLogsEveryReplyWithMarkersAndTheExactMix) {
   EXPECT_LE(first_max - first_min, 2'500'000);
   EXPECT_GE(start, first_max);
 
-  // The mix over whole decks is exact (§5.2): every 890 consecutive draws of a user hold each
-  // type as often as its cards, so it lies inside every spec range.
+  // The mix over whole decks is exact (clause 6.3.1): every 890 consecutive draws of a user hold
+  // each type as often as its cards, so it lies inside every spec range.
   auto mix = cetest::MixOverWholeDecks(log);
   std::fprintf(stderr, "whole decks: %lld\n", static_cast<long long>(mix.decks));
   ASSERT_GE(mix.decks, 1) << "too slow to complete a single deck";
@@ -463,8 +463,8 @@ TEST(CustomerEmulator, ChecksItsOptionsNamingTheOption) {
   EXPECT_TRUE(ce::ValidateOptions(o).ok()) << ce::ValidateOptions(o).message();
 }
 
-// A partitioned emulator (§5.4) runs: half its customers come from its range (the selector's
-// own tests check the split; here the wiring).
+// A partitioned emulator (clause 6.4.2) runs: half its customers come from its range (the
+// selector's own tests check the split; here the wiring).
 TEST(CustomerEmulator, RunsWithAPartition) {
   const workload::Sizing sizing{.customers = 10000, .scale_factor = 500, .initial_trade_days = 10};
   RunningBh bh(sizing, RunningBh::Canned(), 1);

@@ -1,6 +1,6 @@
 // Support for the Customer Emulator tests: an in-process Brokerage House on an ephemeral
 // loopback port, a strict reader of the mix log format (postprocess/MIXLOG.md), and the
-// whole-deck mix check (reference §5.2).
+// whole-deck mix check (clause 6.3.1).
 //
 // Thread-safety: none; one of each per test.
 #pragma once
@@ -169,7 +169,7 @@ inline ParsedLog ReadMixLog(const std::string& path) {
 }
 
 // The mix over every user's whole decks: each user's rows in file order (one request at a time,
-// so in deck order), cut to a multiple of 890. With the deck of §5.2 this must be exactly
+// so in deck order), cut to a multiple of 890. With the deck of clause 6.3.1 this must be exactly
 // decks × the cards of each type.
 struct WholeDeckMix {
   int64_t decks = 0;
@@ -189,7 +189,8 @@ inline WholeDeckMix MixOverWholeDecks(const ParsedLog& log) {
   return mix;
 }
 
-// The spec's required ranges of the CE's eight types (§5.2), in percent of the CE transactions.
+// The spec's required ranges of the CE's eight types (clause 6.3.1), in percent of the CE
+// transactions.
 struct MixRange {
   const char* code;
   double low, high;

@@ -515,7 +515,8 @@ TEST_P(FramesReadOnly, CustomerPositionRejectsUnknownCustomersAndShortHistories)
   EXPECT_EQ(out.status.outcome, Outcome::kInvalid);
 }
 
-// Our decision on §7 quirk 2: an account without holdings is listed, with assets 0.
+// Our reading of the spec's join in Customer-Position frame 1: an account without holdings is
+// listed, with assets 0.
 TEST_P(FramesReadOnly, CustomerPositionListsAnAccountWithoutHoldings) {
   int64_t c_id = 0;
   for (const auto& [c, accounts] : accounts_of_) {
@@ -1174,7 +1175,8 @@ TEST_P(FramesReadOnly, TradeUpdateFrame3TogglesCashTransactionNamesAndNothingEls
   ASSERT_EQ(out.status.outcome, Outcome::kOk) << Describe(out.status);
   EXPECT_TRUE(ChangedRows(before.cash, TakeSnapshot().cash, "cash_transaction").empty());
 
-  // Nothing in the window: num_updated 0 is the warning +1032 (§7 quirk 3).
+  // Nothing in the window: num_updated 0 is the warning +1032 (clause 3.3.10.5; the table of clause
+  // 3.2.1.8 says +1031).
   in.start_trade_dts = workload::MakeTimestamp(2004, 1, 1).micros;
   in.end_trade_dts = workload::MakeTimestamp(2004, 2, 1).micros;
   out = runner.Run(in);

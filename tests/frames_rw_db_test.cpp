@@ -173,7 +173,7 @@ class FramesRw : public ::testing::TestWithParam<bh::FrameMode> {
   std::unique_ptr<bh::FrameRunner> runner_;
 };
 
-// Reference §4.7 and §4.8: a market buy is submitted with its history and one request for the
+// Clause 3.3.7 and clause 3.3.8: a market buy is submitted with its history and one request for the
 // market; its Trade-Result completes it with a settlement, a cash transaction, a new lot and
 // holding summary, the broker's totals and the account's balance.
 TEST_P(FramesRw, MarketBuyIsSubmittedThenCompletedByTradeResult) {
@@ -253,7 +253,7 @@ TEST_P(FramesRw, MarketBuyIsSubmittedThenCompletedByTradeResult) {
   EXPECT_EQ(result.acct_bal, balance_before + amount);
 }
 
-// Reference §4.8 frame 2 and §4.7 frame 3: a sell larger than the long position closes every
+// Clause 3.3.8 frame 2 and clause 3.3.7 frame 3: a sell larger than the long position closes every
 // lot, opens a short lot for the rest, and on a taxable account (status 1) pays and withholds
 // the tax on the gain; Trade-Order's estimate saw the same lots.
 TEST_P(FramesRw, SellBeyondThePositionClosesEveryLotAndPaysTax) {
@@ -311,7 +311,7 @@ TEST_P(FramesRw, SellBeyondThePositionClosesEveryLotAndPaysTax) {
   EXPECT_EQ(Cents(fmt::format("SELECT se_amt FROM settlement WHERE se_t_id = {}", t_id)), amount);
 }
 
-// Reference §4.8 frame 2: a sell smaller than the newest lot reduces that lot under LIFO and
+// Clause 3.3.8 frame 2: a sell smaller than the newest lot reduces that lot under LIFO and
 // the oldest under FIFO; the others stay as they were.
 TEST_P(FramesRw, PartialSellReducesTheNewestLotUnderLifoAndTheOldestUnderFifo) {
   for (bool lifo : {true, false}) {
@@ -355,7 +355,7 @@ TEST_P(FramesRw, PartialSellReducesTheNewestLotUnderLifoAndTheOldestUnderFifo) {
   }
 }
 
-// Reference §4.7 frame 4 and §4.3: limit orders wait as PNDG with a TRADE_REQUEST; a feed
+// Clause 3.3.7 frame 4 and clause 3.3.3: limit orders wait as PNDG with a TRADE_REQUEST; a feed
 // whose price crosses a limit submits exactly the orders it triggers (limit-buy and
 // stop-loss at or below their limit, limit-sell at or above), and each goes back to market.
 TEST_P(FramesRw, LimitOrdersPendUntilAMarketFeedTriggersThem) {
@@ -421,7 +421,7 @@ TEST_P(FramesRw, LimitOrdersPendUntilAMarketFeedTriggersThem) {
   EXPECT_EQ(Int(fmt::format("SELECT count(*) FROM settlement WHERE se_t_id = {}", buy)), 1);
 }
 
-// Reference §4.3: every entry updates LAST_TRADE in turn, so each adds its volume and the last
+// Clause 3.3.3: every entry updates LAST_TRADE in turn, so each adds its volume and the last
 // entry of a symbol in the feed sets its price, whatever the order of the symbols.
 TEST_P(FramesRw, MarketFeedAppliesEveryEntryAndTheLastPriceOfASymbolWins) {
   db::Rows pick = Query(
@@ -445,7 +445,7 @@ TEST_P(FramesRw, MarketFeedAppliesEveryEntryAndTheLastPriceOfASymbolWins) {
   EXPECT_EQ(Text(fmt::format("{}'{}'", lt_sql, b)), fmt::format("27.00 {}", b_vol + 300));
 }
 
-// Reference §6.2 (atomicity): an order rolled back on purpose leaves no rows and sends nothing.
+// Clause 7.2.2 (atomicity): an order rolled back on purpose leaves no rows and sends nothing.
 TEST_P(FramesRw, RollItBackLeavesNoRows) {
   const int64_t acct = Int("SELECT ca_id FROM customer_account ORDER BY ca_id OFFSET 3 LIMIT 1");
   const std::string symbol = FreshSymbol(acct);
@@ -466,7 +466,7 @@ TEST_P(FramesRw, RollItBackLeavesNoRows) {
   }
 }
 
-// Reference §4.7 harness: unknown account -711, unauthorized executor -721; an authorized
+// Clause 3.3.7 harness: unknown account -711, unauthorized executor -721; an authorized
 // third party and a security named by company and issue are accepted.
 TEST_P(FramesRw, TradeOrderChecksTheAccountAndTheExecutor) {
   const int64_t acct = Int("SELECT min(ca_id) FROM customer_account");
@@ -527,7 +527,7 @@ TEST_P(FramesRw, TradeOrderChecksTheAccountAndTheExecutor) {
   EXPECT_EQ(sent[0].symbol, *security.values[0][2]);
 }
 
-// Reference §4.8 and §4.3 harnesses: an unknown trade is -811; a feed that updates fewer
+// Clause 3.3.8 and clause 3.3.3 harnesses: an unknown trade is -811; a feed that updates fewer
 // symbols than it names is -311 and changes nothing.
 TEST_P(FramesRw, TradeResultAndMarketFeedRefuseWhatTheyCannotFind) {
   protocol::TradeResultOutput result = runner_->Run(protocol::TradeResultInput{42, 2500});
@@ -549,7 +549,7 @@ TEST_P(FramesRw, TradeResultAndMarketFeedRefuseWhatTheyCannotFind) {
   EXPECT_EQ(Text(lt_sql), before);
 }
 
-// Reference §4.11: each call changes the one table it names, as a toggle or a cycle.
+// Clause 3.3.11: each call changes the one table it names, as a toggle or a cycle.
 TEST_P(FramesRw, DataMaintenanceUpdatesEachTable) {
   using protocol::MaintenanceTable;
   const int64_t c_id = Int("SELECT min(c_id) + 17 FROM customer");
@@ -696,7 +696,7 @@ TEST_P(FramesRw, DataMaintenanceUpdatesEachTable) {
             0);
 }
 
-// Reference §4.12: pending limit orders and submitted trades of the run-time range are
+// Clause 3.3.12: pending limit orders and submitted trades of the run-time range are
 // canceled with their history; completed trades stay as they are.
 TEST_P(FramesRw, TradeCleanupCancelsPendingAndSubmittedTrades) {
   const int64_t acct = Int("SELECT ca_id FROM customer_account ORDER BY ca_id OFFSET 11 LIMIT 1");
@@ -725,9 +725,9 @@ TEST_P(FramesRw, TradeCleanupCancelsPendingAndSubmittedTrades) {
   EXPECT_EQ(History(pending), "CNCL,PNDG,SBMT");
 }
 
-// Reference §6.1 and §6.4 after a batch of market and limit orders, all filled: the audit's
-// conditions that concern completed trades, holdings and brokers still hold, and the run-time
-// ones (status ⇔ rows) too.
+// Clause 7.3.2 and the invariants of loader/check.cpp after a batch of market and limit orders, all
+// filled: the audit's conditions that concern completed trades, holdings and brokers still hold,
+// and the run-time ones (status ⇔ rows) too.
 TEST_P(FramesRw, AuditHoldsAfterABatchOfOrdersAndResults) {
   db::Rows pairs = Query(
       "SELECT hs_ca_id, hs_s_symb FROM holding_summary WHERE hs_s_symb NOT IN (SELECT tr_s_symb "
@@ -771,7 +771,7 @@ TEST_P(FramesRw, AuditHoldsAfterABatchOfOrdersAndResults) {
   ASSERT_TRUE(results.ok()) << results.status().message();
   // After a run the audit skips the rules of a fresh load only (row counts of the growing
   // tables, every trade completed, an empty TRADE_REQUEST, LT_VOL 0) and every other rule,
-  // the run-time forms of §6.4 among them, holds.
+  // the run-time forms of the invariants among them, holds.
   const std::vector<std::string> load_only = {
       "rows: trade =",
       "rows: trade_history",
@@ -795,7 +795,7 @@ TEST_P(FramesRw, AuditHoldsAfterABatchOfOrdersAndResults) {
   EXPECT_GE(applied, 45);
   EXPECT_EQ(static_cast<size_t>(applied) + load_only.size(), results->size());
 
-  // Run-time forms of §6.4: completed ⇔ trade price ⇔ one settlement; PNDG ⇔ request; the
+  // Run-time forms of the invariants: completed ⇔ trade price ⇔ one settlement; PNDG ⇔ request; the
   // history of each status; no tax, settlement or cash before completion.
   EXPECT_EQ(Int("SELECT count(*) FROM trade LEFT JOIN settlement ON se_t_id = t_id WHERE "
                 "(t_st_id = 'CMPT') <> (t_trade_price IS NOT NULL) OR (t_st_id = 'CMPT') <> "
@@ -817,7 +817,7 @@ TEST_P(FramesRw, AuditHoldsAfterABatchOfOrdersAndResults) {
   EXPECT_EQ(Int("SELECT count(*) FROM last_trade WHERE lt_price NOT BETWEEN 20 AND 30"), 0);
 }
 
-// Reference §4.0 and §6.3: Trade-Result is serializable. A Trade-Result that finds its holding
+// Clauses 7.4.1.3 and 7.4.2: Trade-Result is serializable. A Trade-Result that finds its holding
 // summary changed under it by a concurrent transaction retries and then completes; two
 // sessions completing trades of one account and symbol at once both finish, and the holdings
 // add up.

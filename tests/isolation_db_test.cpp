@@ -1,4 +1,4 @@
-// Isolation tests after spec clause 7.4.2 (reference §6.3), in both frame modes: two
+// Isolation tests after spec clause 7.4.2, in both frame modes: two
 // Trade-Results (L3, SERIALIZABLE) interleaved at the boundary the clause names, after frame
 // 1 has read the holding summary and before frame 2 writes it; a read at L1 beside a
 // Trade-Result that has written but not committed; and a Trade-Order (L2, REPEATABLE READ)
@@ -267,7 +267,7 @@ class Isolation : public ::testing::TestWithParam<Variant> {
   }
 
   // "buy sell", in cents: what closing `qty` shares of the account's long lots of `symbol`,
-  // newest first, at the symbol's last price would give (reference §4.7 frame 3), from the
+  // newest first, at the symbol's last price would give (clause 3.3.7 frame 3), from the
   // holdings as they are now. Written apart from the frames, as a window over the lots.
   std::string LifoValues(int64_t account, const std::string& symbol, int qty) {
     return One(

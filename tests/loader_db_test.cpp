@@ -1,5 +1,5 @@
 // bb-loader against a real server: a load of 1000 customers passes every audit check, its
-// distributions fall inside the reference's figures, a loaded database is refused without
+// distributions fall inside the expected figures, a loaded database is refused without
 // --drop, bad options are refused with a message naming them, and flat files do not depend on
 // how the work was split across jobs.
 #include <filesystem>
@@ -90,7 +90,8 @@ TEST_F(LoadedDatabase, AuditCatchesABrokenConsistencyCondition) {
   EXPECT_EQ(failed, 1);
 }
 
-// Reference §3.20 step 4: TMB 30, TMS 30, TLB 20, TLS 10, TSL 10 %; 60 % market orders.
+// The initial trades' mix (loader/trade_tables.cpp, step 4): TMB 30, TMS 30, TLB 20, TLS 10,
+// TSL 10 %; 60 % market orders.
 TEST_F(LoadedDatabase, TradeTypesFollowTheLoadMix) {
   const double trades = Number("SELECT count(*) FROM trade");
   ASSERT_GT(trades, 100000);
@@ -104,20 +105,20 @@ TEST_F(LoadedDatabase, TradeTypesFollowTheLoadMix) {
       Number("SELECT count(*) FROM trade JOIN trade_type ON tt_id = t_tt_id WHERE tt_is_mrkt");
   EXPECT_NEAR(market / trades, 0.60, 0.01);
   EXPECT_NEAR(Number("SELECT avg(t_lifo::int) FROM trade"), 0.35, 0.01);
-  // Margin: 16 % of buys (reference §3.20 step 4).
+  // Margin: 16 % of buys (loader/trade_tables.cpp, step 4).
   EXPECT_NEAR(Number("SELECT avg((NOT t_is_cash)::int) FROM trade WHERE t_tt_id IN ('TMB', "
                      "'TLB')"),
               0.16, 0.01);
 }
 
-// Reference §2.2: ~2.4 history rows and ~0.92 cash transactions per trade.
+// Clause 2.6: ~2.4 history rows and ~0.92 cash transactions per trade.
 TEST_F(LoadedDatabase, HistoryAndCashRowsPerTrade) {
   const double trades = Number("SELECT count(*) FROM trade");
   EXPECT_NEAR(Number("SELECT count(*) FROM trade_history") / trades, 2.4, 0.01);
   EXPECT_NEAR(Number("SELECT count(*) FROM cash_transaction") / trades, 0.92, 0.01);
 }
 
-// Reference §3.10: 60 % of accounts have no extra permission, 38 % one, 2 % two.
+// 60 % of accounts have no extra permission, 38 % one, 2 % two.
 TEST_F(LoadedDatabase, AccountPermissionsFollowTheReference) {
   const double accounts = Number("SELECT count(*) FROM customer_account");
   ASSERT_EQ(accounts, 5000);
@@ -133,7 +134,7 @@ TEST_F(LoadedDatabase, AccountPermissionsFollowTheReference) {
   EXPECT_EQ(rows_per_account.size(), 3u);
 }
 
-// Reference §3.18: one watch list per customer, 50..150 items, ~100 on average.
+// One watch list per customer, 50..150 items, ~100 on average.
 TEST_F(LoadedDatabase, WatchListsHoldFiftyToOneHundredFiftyItems) {
   EXPECT_EQ(Number("SELECT count(*) FROM watch_list"), 1000);
   EXPECT_GE(Number("SELECT min(n) FROM (SELECT count(*) n FROM watch_item GROUP BY wi_wl_id) x"),
@@ -212,7 +213,7 @@ std::string ReadFile(const std::filesystem::path& path) {
   return s.str();
 }
 
-// Reference §3.1: generation is repeatable per unit, so splitting the work changes nothing.
+// Generation is repeatable per unit, so splitting the work changes nothing.
 TEST(FlatFiles, AreByteIdenticalWhateverTheNumberOfJobs) {
   auto base = std::filesystem::temp_directory_path() / fmt::format("bbflat.{}", getpid());
   workload::Sizing sizing{.customers = 2000, .scale_factor = 500, .initial_trade_days = 1};

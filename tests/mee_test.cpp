@@ -391,7 +391,7 @@ TEST(MarketEmulator, TheSummaryLineHasTheIntervalsTradeResultRateAndNinetiethPer
   RunningBh bh;
   ASSERT_NE(bh.port(), 0);
   constexpr int kOrders = 200;
-  constexpr int kSeconds = 7;  // every order completes within 5 s of being sent (§5.5)
+  constexpr int kSeconds = 7;  // every order completes within 5 s of being sent
   RunningMee mee(bh.port(), 100000, 3, kSeconds);
   auto c = OrderClient(mee.port());
   ASSERT_EQ(SendOrders(*c, 1, kOrders), kOrders);

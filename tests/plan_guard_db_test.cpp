@@ -47,13 +47,13 @@ struct WholeTableRead {
 };
 constexpr WholeTableRead kWholeTableReads[] = {
     {TransactionType::kTradeCleanup, "trade_request",
-     "Trade-Cleanup cancels every pending request (reference §4.11), once before a run"},
+     "Trade-Cleanup cancels every pending request (clause 3.3.12), once before a run"},
     {TransactionType::kBrokerVolume, "trade_request",
      "Broker-Volume sums the pending requests of 20 to 40 brokers (of 10 per 1000 customers): "
-     "most of the table, whose size follows the throughput (about 60 x tpsE rows, reference "
-     "§1.6), not the database"},
+     "most of the table, whose size follows the throughput (about 60 x tpsE rows, clause "
+     "2.6.2.1), not the database"},
     {TransactionType::kBrokerVolume, "broker",
-     "Broker-Volume names 20 to 40 brokers (reference §4.1); at 1000 customers there are 10, so "
+     "Broker-Volume names 20 to 40 brokers (clause 3.3.1); at 1000 customers there are 10, so "
      "the list holds every broker and reading BROKER whole is the right plan; at sizes with "
      "more brokers than names, i_b_name finds them"},
 };

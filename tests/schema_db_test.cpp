@@ -1,4 +1,4 @@
-// The schema against the reference (§1): every table's columns with their types and NOT
+// The schema against the spec (clause 2.2): every table's columns with their types and NOT
 // NULL, the primary keys, foreign keys and secondary indexes, and CHECK constraints proved by
 // behaviour: a row that breaks one is refused, the same row with a valid value is accepted.
 // Removing or loosening any constraint in loader/sql/ makes a test here fail.
@@ -23,9 +23,9 @@ namespace {
 using ::testing::HasSubstr;
 using ::testing::StartsWith;
 
-// Columns as "name type [NN]" in table order, from the reference §1.2-§1.5 with the type
-// mapping of §1.1 (CHAR(n) -> varchar(n), IDENT_T/TRADE_T -> bigint, S_PRICE_T ->
-// numeric(8,2), VALUE_T -> numeric(10,2), BALANCE_T -> numeric(12,2), FIN_AGG_T ->
+// Columns as "name type [NN]" in table order, from the table definitions of clause 2.2 with the
+// type mapping of clauses 2.2.1-2.2.2 (CHAR(n) -> varchar(n), IDENT_T/TRADE_T -> bigint, S_PRICE_T
+// -> numeric(8,2), VALUE_T -> numeric(10,2), BALANCE_T -> numeric(12,2), FIN_AGG_T ->
 // numeric(15,2), S_QTY_T -> integer, S_COUNT_T -> bigint, NUM(1) -> smallint).
 const std::map<std::string, std::string> kColumns = {
     {"account_permission",
@@ -113,7 +113,7 @@ const std::map<std::string, std::string> kColumns = {
     {"zip_code", "zc_code varchar(12) NN, zc_town varchar(80) NN, zc_div varchar(80) NN"},
 };
 
-// Primary keys (reference §1.2-§1.5).
+// Primary keys (clause 2.2).
 const std::map<std::string, std::string> kPrimaryKeys = {
     {"account_permission", "ap_ca_id, ap_tax_id"},
     {"address", "ad_id"},
@@ -150,7 +150,7 @@ const std::map<std::string, std::string> kPrimaryKeys = {
     {"zip_code", "zc_code"},
 };
 
-// Foreign keys as "table(columns) -> referenced table(columns)" (reference §1.2-§1.5).
+// Foreign keys as "table(columns) -> referenced table(columns)" (clause 2.2).
 const std::set<std::string> kForeignKeys = {
     "account_permission(ap_ca_id) -> customer_account(ca_id)",
     "address(ad_zc_code) -> zip_code(zc_code)",
@@ -203,8 +203,8 @@ const std::set<std::string> kForeignKeys = {
     "watch_list(wl_c_id) -> customer(c_id)",
 };
 
-// Secondary indexes as "table(columns)" (reference §1.7, plus the two lookups by customer and
-// by company that the frames make: customer_taxrate and news_xref).
+// Secondary indexes as "table(columns)" (those the frames need, plus the two lookups by customer
+// and by company that the frames make: customer_taxrate and news_xref).
 const std::set<std::string> kIndexes = {
     "company(co_name)",
     "customer(c_tax_id)",
@@ -220,13 +220,13 @@ const std::set<std::string> kIndexes = {
     "trade(t_st_id)",
     "trade_request(tr_s_symb)",
     "watch_list(wl_c_id)",
-    // Ours, beyond the reference's list (loader/sql/3-indexes.sql says what each fixed):
+    // Ours, beyond the frames' own list (loader/sql/3-indexes.sql says what each fixed):
     "broker(b_name)",
     "trade(t_id)",  // hash: Trade-Result's lookup under SERIALIZABLE
     "trade_request(tr_b_id)",
 };
 
-// One CHECK constraint of the reference, proved by behaviour: a row with `valid` values is
+// One CHECK constraint of the spec's, proved by behaviour: a row with `valid` values is
 // accepted, the same row with `column` = `bad` is refused.
 struct CheckCase {
   std::string table;
@@ -286,7 +286,7 @@ std::map<std::string, std::string> ColumnTypes(db::Connection& conn, const std::
   return types;
 }
 
-// A literal that fits a column of this type and meets every check of the reference.
+// A literal that fits a column of this type and meets every check of the spec.
 std::string DefaultLiteral(const std::string& type) {
   if (type == "boolean") return "true";
   if (type == "date") return "'2005-01-03'";

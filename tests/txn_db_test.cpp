@@ -1,7 +1,7 @@
 // Every transaction with generated inputs (common/workload/inputs.h) over several seeds,
 // hundreds of each, on a loaded database: each ends as intended (ok, an allowed warning, or
 // Trade-Order's intended rollback), and afterwards the audit (consistency conditions of
-// clause 7.3.2 and the §6.4 invariants) still holds. This is bb-txn --all as a test.
+// clause 7.3.2 and the invariants of loader/check.cpp) still holds. This is bb-txn --all as a test.
 #include <map>
 
 #include <fmt/format.h>
@@ -32,7 +32,7 @@ TEST(GeneratedTransactions, EndAsIntendedAndKeepTheDatabaseConsistent) {
       TransactionType::kTradeLookup,  TransactionType::kTradeOrder,
       TransactionType::kTradeStatus,  TransactionType::kTradeUpdate,
       TransactionType::kMarketFeed,   TransactionType::kDataMaintenance};
-  // Trade-Status is invalid (-911) unless the account has 50 trades (§4.9); a 10-day
+  // Trade-Status is invalid (-911) unless the account has 50 trades (clause 3.3.9); a 10-day
   // database has a few accounts with fewer. Those are remembered and proven small below.
   std::vector<int64_t> short_accounts;
   bh::ShowFn watch = [&](const protocol::Message& in, const protocol::Message& out) {
@@ -66,7 +66,7 @@ TEST(GeneratedTransactions, EndAsIntendedAndKeepTheDatabaseConsistent) {
   for (auto type : types) EXPECT_EQ(count[type], 300) << workload::TransactionCode(type);
   // Trade-Results complete the market orders of Trade-Order and the triggered limit orders.
   EXPECT_GT(count[TransactionType::kTradeResult], 150);
-  // roll_it_back is 1 in 101 (§5.3): over 300 orders, expect about 3.
+  // roll_it_back is 1 in 101 (clause 6.4.1): over 300 orders, expect about 3.
   EXPECT_LE(rollbacks[TransactionType::kTradeOrder], 12);
 
   auto conn = db::Connection::Open(*conninfo);

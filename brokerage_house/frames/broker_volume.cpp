@@ -1,6 +1,6 @@
-// Broker-Volume (reference §4.1, spec clause 3.3.1): the volume of pending limit orders
+// Broker-Volume (clause 3.3.1): the volume of pending limit orders
 // (TRADE_REQUEST) per broker of a list, for the securities of one sector. Read-only, one frame,
-// READ COMMITTED (§4.0, isolation level L1). Server-side: sql/broker_volume.sql.
+// READ COMMITTED (L1, clause 7.4.1.3). Server-side: sql/broker_volume.sql.
 #include <string>
 #include <string_view>
 #include <vector>

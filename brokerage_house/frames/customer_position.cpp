@@ -1,6 +1,6 @@
-// Customer-Position (reference §4.2, spec clause 3.3.2): a customer's profile, the cash and
+// Customer-Position (clause 3.3.2): a customer's profile, the cash and
 // asset value of up to 10 of the customer's accounts and, on request, the recent trade history
-// of one of them. Read-only, READ COMMITTED (§4.0, isolation level L1). Frame 1 always runs;
+// of one of them. Read-only, READ COMMITTED (L1, clause 7.4.1.3). Frame 1 always runs;
 // then frame 2 (get_history) or frame 3 (commit only), which are mutually exclusive.
 // Server-side: sql/customer_position.sql.
 #include <string>
@@ -21,13 +21,13 @@ constexpr std::string_view kHistory = "cp_f2_history";
 // same statement is the spec's two selects in one. Tax ids are meant to be unique; the order
 // makes the choice deterministic if they are not.
 //
-// Accounts (§7 quirk 2): the spec's pseudo-code puts LT_S_SYMB = HS_S_SYMB in the WHERE clause
-// after the outer join, which drops every account without holdings although the select wraps
+// Accounts (a spec ambiguity): the spec's pseudo-code puts LT_S_SYMB = HS_S_SYMB in the WHERE
+// clause after the outer join, which drops every account without holdings although the select wraps
 // the sum in coalesce(..., 0). We follow the evident intent instead: a true LEFT JOIN, so an
 // account without holdings is listed with asset_total 0. The ca_id tie-break makes the order
 // total.
 //
-// Frame 2 (§4.2): the 10 most recent trades of the account, then up to 30 of their
+// Frame 2 (clause 3.3.2): the 10 most recent trades of the account, then up to 30 of their
 // TRADE_HISTORY rows, newest first.
 //
 // The customer row and the accounts are independent when cust_id is given (a candidate for

@@ -1,7 +1,7 @@
-// Data-Maintenance (spec 3.3.11, reference §4.11): once a minute the driver names one table of
+// Data-Maintenance (clause 3.3.11): once a minute the driver names one table of
 // a fixed rotation, and the frame changes it in a way that toggles or cycles, so that the
 // database stays within its generated domain however long a run lasts. Each change is one
-// statement. READ COMMITTED (L1, reference §4.0). The spec defines no status codes: a call
+// statement. READ COMMITTED (L1, clause 7.4.1.3). The spec defines no status codes: a call
 // whose key finds no row changes nothing and succeeds. Server-side: sql/data_maintenance.sql.
 #include <string_view>
 
@@ -13,7 +13,7 @@ namespace bb::bh {
 namespace {
 
 // ACCOUNT_PERMISSION: the account's first permission row (by AP_TAX_ID, our choice of
-// "first"; §7.6) gets ACL "1111", or "0011" if it already has "1111".
+// "first", which the spec leaves open) gets ACL "1111", or "0011" if it already has "1111".
 constexpr db::PreparedStatement kAccountPermission{
     "dm_account_permission",
     "UPDATE account_permission SET ap_acl = CASE WHEN ap_acl = '1111' THEN '0011' ELSE '1111' "

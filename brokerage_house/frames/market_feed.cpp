@@ -1,11 +1,11 @@
-// Market-Feed (spec 3.3.3, reference §4.3): the market exchange reports a batch of ticker
+// Market-Feed (clause 3.3.3): the market exchange reports a batch of ticker
 // entries. For each, LAST_TRADE takes the new price and volume, and the pending limit orders
 // of that symbol that the price triggers (stop-loss and limit-buy at or above their limit,
 // limit-sell at or below) are submitted: TRADE to SBMT with a history row, TRADE_REQUEST row
 // deleted. After the commit each triggered order goes back to the market as an order to fill.
-// REPEATABLE READ (L2, reference §4.0).
+// REPEATABLE READ (L2, clause 7.4.1.3).
 //
-// The whole batch is one database transaction (the reference allows one to twenty entries per
+// The whole batch is one database transaction (the spec allows one to twenty entries per
 // transaction). Entries are applied in symbol order, keeping the feed's order for repeats of a
 // symbol (so the last price of a symbol wins, as in the feed): concurrent feeds then lock
 // LAST_TRADE rows in the same order and cannot deadlock. Server-side: sql/market_feed.sql, the

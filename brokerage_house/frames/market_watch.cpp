@@ -1,7 +1,7 @@
-// Market-Watch (reference §4.4, spec clause 3.3.4): the percentage change in market
+// Market-Watch (clause 3.3.4): the percentage change in market
 // capitalisation, from the close of start_date to the last trade, of the securities on a
 // customer's watch list, of an industry's companies in a company-id window, or held by an
-// account. Read-only, one frame, READ COMMITTED (§4.0, isolation level L1). Server-side:
+// account. Read-only, one frame, READ COMMITTED (L1, clause 7.4.1.3). Server-side:
 // sql/market_watch.sql.
 #include <string_view>
 
@@ -23,7 +23,7 @@ constexpr std::string_view kByAccount = "mw_f1_account";
 // Our decision where the spec is silent: a symbol without a DAILY_MARKET row on start_date
 // (start_date a holiday or outside the loaded range) counts in neither sum, so old and new
 // capitalisation always cover the same securities. The CE only draws weekdays of the loaded
-// range (§5.3), where every security has a row.
+// range (clause 6.4.1), where every security has a row.
 //
 // A symbol on the customer's watch lists twice (two lists) counts twice, as in the spec's loop.
 constexpr db::PreparedStatement kStatements[] = {

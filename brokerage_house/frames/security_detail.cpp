@@ -1,8 +1,8 @@
-// Security-Detail (reference §4.5, spec clause 3.3.5): everything about one security: the
+// Security-Detail (clause 3.3.5): everything about one security: the
 // security, its company and exchange with their addresses, up to 3 competitors, 20 quarters of
 // financials, max_rows_to_return days of market data from start_day, the last trade, and the
 // company's 2 news items (the full item when access_lob_flag is set, else headline and
-// summary). Read-only, one frame, READ COMMITTED (§4.0, isolation level L1). Server-side:
+// summary). Read-only, one frame, READ COMMITTED (L1, clause 7.4.1.3). Server-side:
 // sql/security_detail.sql.
 #include <algorithm>
 #include <string>
@@ -28,7 +28,7 @@ constexpr std::string_view kNewsHeadlines = "sd_f1_news_headlines";
 // The spec orders financials by year and quarter and days by date; it gives no order for
 // competitors and news, so they come in primary-key order (competitors, news: ni_id), which
 // makes the output the same whatever plan the server picks.
-// Days: DM_DATE >= start_day, so a start_day on a weekend still yields max_rows rows (§7 quirk 4).
+// Days: DM_DATE >= start_day, so a start_day on a weekend still yields max_rows rows.
 constexpr db::PreparedStatement kStatements[] = {
     {kSecurity, R"sql(
 SELECT s_name, co_id, co_name, co_sp_rate, co_ceo, co_desc, co_open_date, co_st_id,

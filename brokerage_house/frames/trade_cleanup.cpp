@@ -1,4 +1,4 @@
-// Trade-Cleanup (spec 3.3.12, reference §4.12): before a run, cancel what an earlier run left
+// Trade-Cleanup (clause 3.3.12): before a run, cancel what an earlier run left
 // unfinished. Every pending limit order (a TRADE_REQUEST row) gets SBMT and CNCL history rows,
 // its trade becomes CNCL and the request is deleted; then every submitted trade from the
 // run-time id range on becomes CNCL with a CNCL history row. One READ COMMITTED transaction

@@ -1,8 +1,8 @@
-// Trade-Lookup (reference §4.6, spec clause 3.3.6): historical trade information, by one of four
+// Trade-Lookup (clause 3.3.6): historical trade information, by one of four
 // mutually exclusive frames that the input's frame number selects: F1 a list of trade ids,
 // F2 an account's trades in a time window, F3 a symbol's trades in a time window, F4 the holding
-// history of the first trade of an account from a given time. Read-only, READ COMMITTED (§4.0,
-// isolation level L1). Server-side: sql/trade_lookup.sql.
+// history of the first trade of an account from a given time. Read-only, READ COMMITTED (L1,
+// clause 7.4.1.3). Server-side: sql/trade_lookup.sql.
 #include <algorithm>
 #include <string>
 #include <string_view>

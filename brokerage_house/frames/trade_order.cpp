@@ -1,8 +1,8 @@
-// Trade-Order (spec 3.3.7, reference §4.7): a customer, or someone the account authorizes,
+// Trade-Order (clause 3.3.7): a customer, or someone the account authorizes,
 // orders a trade. Frames 1-3 read the account, check the executor, resolve the security and
 // estimate the buy/sell values, tax, charge and commission; frame 4 inserts the trade (and,
 // for limit orders, its TRADE_REQUEST); frame 5 rolls back (roll_it_back, ~1 %), frame 6
-// commits. REPEATABLE READ (L2, reference §4.0). The request for the market exchange is handed
+// commits. REPEATABLE READ (L2, clause 7.4.1.3). The request for the market exchange is handed
 // back only after the commit (SendToMarket, 3.3.7.6). Server-side: sql/trade_order.sql.
 #include <algorithm>
 #include <array>
@@ -70,7 +70,7 @@ constexpr db::PreparedStatement kTaxRate{
     "taxrate ON tx_id = cx_tx_id WHERE cx_c_id = $1"};
 
 // Frame 3, margin orders: the account's assets (the spec computes them and nothing uses them;
-// reference §7, item 12).
+// clause 3.3.7).
 constexpr db::PreparedStatement kAssets{
     "to_f3_assets",
     "SELECT ca_bal + coalesce((SELECT sum(hs_qty * lt_price) FROM holding_summary JOIN "
@@ -230,7 +230,7 @@ protocol::TradeOrderOutput FrameRunner::Run(const protocol::TradeOrderInput& in,
         const protocol::Cents price = is_market ? market_price : in.requested_price;
 
         // The values Trade-Result would compute if the order filled at `price` now: a sell
-        // closes long lots, a buy closes short ones (reference §4.8 frame 2).
+        // closes long lots, a buy closes short ones (clause 3.3.8, frame 2).
         int64_t buy_value = 0;
         int64_t sell_value = 0;
         if (found && ((is_sell && hs_qty > 0) || (!is_sell && hs_qty < 0))) {

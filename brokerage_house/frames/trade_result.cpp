@@ -1,14 +1,14 @@
-// Trade-Result (spec 3.3.8, reference §4.8): the market exchange reports that a trade filled
+// Trade-Result (clause 3.3.8): the market exchange reports that a trade filled
 // at a price. Frame 1 reads the trade; frame 2 moves the account's holdings (closing lots FIFO
 // or LIFO, opening a lot for the remainder) with a HOLDING_HISTORY row per lot touched; frame 3
 // computes the tax on a realised gain; frame 4 finds the commission rate; frame 5 completes the
 // trade and credits the broker; frame 6 settles it and, for cash trades, moves the cash.
-// SERIALIZABLE (L3, reference §4.0); the session retries serialization failures.
+// SERIALIZABLE (L3, clause 7.4.1.3); the session retries serialization failures.
 // Server-side: sql/trade_result.sql.
 //
 // The reads of frames 1, 2 and 4 touch rows nothing in this transaction changes before, so
 // they are one statement; likewise the writes of frame 5 and of frame 6. The rows written
-// follow the rules the loader uses for the initial trades (reference §3.20 steps 6-10), so
+// follow the rules the loader uses for the initial trades (loader/trade_tables.cpp), so
 // the audit of loader/check.cpp holds for completed trades after a run.
 #include <algorithm>
 #include <array>

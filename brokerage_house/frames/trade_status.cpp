@@ -1,6 +1,6 @@
-// Trade-Status (reference §4.9, spec clause 3.3.9): the 50 most recent trades of an account with
+// Trade-Status (clause 3.3.9): the 50 most recent trades of an account with
 // their status, type, security and exchange, plus the account owner's and broker's names.
-// Read-only, one frame, READ COMMITTED (§4.0, isolation level L1). Server-side:
+// Read-only, one frame, READ COMMITTED (L1, clause 7.4.1.3). Server-side:
 // sql/trade_status.sql.
 #include <array>
 #include <string>

@@ -1,8 +1,8 @@
-// Trade-Update (reference §4.10, spec clause 3.3.10): Trade-Lookup's frames 1-3 with a small
+// Trade-Update (clause 3.3.10): Trade-Lookup's frames 1-3 with a small
 // modification each, by one of three mutually exclusive frames that the input's frame number
 // selects: F1 toggles the executor name of listed trades, F2 the settlement cash type of an
 // account's trades in a time window, F3 the cash transaction name of a symbol's cash trades in
-// a time window. Read-write, REPEATABLE READ (§4.0, isolation level L2; DESIGN.md).
+// a time window. Read-write, REPEATABLE READ (L2, clause 7.4.1.3).
 // Server-side: sql/trade_update.sql.
 #include <algorithm>
 #include <string>
@@ -260,8 +260,8 @@ protocol::TradeUpdateOutput FrameRunner::Run(const protocol::TradeUpdateInput& i
                     .affected_rows());
             ReadTradeInfo(tx.Exec(kFrame3Trades, {in.symbol, start, end, limit}), out.trades);
             const auto num_found = static_cast<int32_t>(out.trades.size());
-            // Harness checks. §7 quirk 3: the status table of clause 3.2.1.8 lists +1031 for
-            // frame 3's warning, the harness code of clause 3.3.10.5 returns +1032 when nothing
+            // Harness checks. A spec inconsistency: the status table of clause 3.2.1.8 lists +1031
+            // for frame 3's warning, the harness code of clause 3.3.10.5 returns +1032 when nothing
             // was updated. We follow the harness code, which is what a sponsor's kit executes
             // and which matches frame 2's "+1021 when num_updated = 0"; so +1032 is the warning
             // (nothing updated) and -1032 the error (more updated than found).

@@ -13,7 +13,7 @@ namespace bb::netbench {
 namespace {
 
 // One client: read whatever has arrived, write exactly that back, repeat. Owned by its
-// pending handler (shared_ptr for the Asio session lifetime, STYLE.md).
+// pending handler (shared_ptr for the Asio session lifetime, docs/STYLE.md).
 class EchoSession : public std::enable_shared_from_this<EchoSession> {
  public:
   explicit EchoSession(asio::ip::tcp::socket socket) : socket_(std::move(socket)) {

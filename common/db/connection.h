@@ -1,5 +1,5 @@
 // A database connection: the one door to PostgreSQL for code outside common/db, which never
-// includes libpqxx itself (STYLE.md). Errors come back as a Status whose message starts with
+// includes libpqxx itself (docs/STYLE.md). Errors come back as a Status whose message starts with
 // the SQLSTATE, e.g. "23514: new row for relation ... violates check constraint ...".
 //
 // Ownership: owns one libpq connection. Thread-safety: none; one Connection per thread

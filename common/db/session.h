@@ -1,8 +1,8 @@
 // Session: a database connection for a worker that runs transaction frames (the Brokerage
 // House's DB workers, bb-txn). Every statement is prepared once, when the session opens, so bad
-// SQL fails at start and not in the middle of a run (STYLE.md: prepare_now). Run() executes one
-// TPC-E transaction as one database transaction at the isolation level the spec asks for
-// (reference §4.0), retries the whole body on serialization failure (40001) or deadlock
+// SQL fails at start and not in the middle of a run (docs/STYLE.md: prepare_now). Run() executes
+// one TPC-E transaction as one database transaction at the isolation level the spec asks for
+// (clause 7.4.1.3), retries the whole body on serialization failure (40001) or deadlock
 // (40P01) a bounded number of times, and reports how it ended without conflating anything.
 // Call() does the same for a transaction that is one server-side function: BEGIN, the call and
 // COMMIT travel together in one round trip.
@@ -183,8 +183,8 @@ class Session {
                   std::string_view guard = {});
 
   // Call in steps, for an event loop that serves many sessions on one thread: StartCall sends
-  // the call without waiting (the parameters are copied; `statement` and `guard` must outlive the call);
-  // then, whenever socket() is readable (or writable, while WantsWrite()), Progress() reads
+  // the call without waiting (the parameters are copied; `statement` and `guard` must outlive the
+  // call); then, whenever socket() is readable (or writable, while WantsWrite()), Progress() reads
   // what has come, sends what follows (a ROLLBACK, a retry) and returns true once the call has
   // ended, with `outcome` and `rows` set as Call sets them. One call at a time, and no Run or
   // Call while one is in progress. SetNonBlocking first, so that no send ever waits.

@@ -1,5 +1,5 @@
 // The messages of the brokerbench wire protocol as plain C++ values: the inputs and outputs of
-// the twelve TPC-E transactions (reference §4, spec clauses 3.3.1-3.3.12) as the Customer
+// the twelve TPC-E transactions (spec clauses 3.3.1-3.3.12) as the Customer
 // Emulator (CE) and the Market Exchange Emulator (MEE) send them and the Brokerage House (BH)
 // answers them, plus the connection hello, the error reply and the trade request that the BH
 // sends to the MEE (SendToMarket, 3.3.7.6 / 3.3.3).
@@ -33,7 +33,7 @@ using Cents = int64_t;            // hundredths: $12.34 is 1234
 using TimestampMicros = int64_t;  // microseconds since the Unix epoch, UTC
 using EpochDays = int32_t;        // days since 1970-01-01
 
-// Widths of the CHAR(n) columns that travel (reference §1); strings are limited to these bytes.
+// Widths of the CHAR(n) columns that travel (clause 2.2); strings are limited to these bytes.
 namespace width {
 inline constexpr size_t kStatusId = 4;        // ST_ID: "PNDG", "SBMT", "CMPT", "CNCL"...
 inline constexpr size_t kStatusName = 10;     // ST_NAME
@@ -81,7 +81,7 @@ inline constexpr size_t kReason = 1024;  // hello refusals and error replies
 inline constexpr size_t kDetail = 256;   // ReplyStatus.detail, e.g. a SQLSTATE and message
 }  // namespace width
 
-// Row limits (3.2.1.2 and the frame descriptions of §4).
+// Row limits (clause 3.2.1.2 and the frame descriptions of clause 3.3).
 inline constexpr size_t kMaxBrokerList = 40;       // Broker-Volume broker_list (20..40)
 inline constexpr size_t kMaxAccounts = 10;         // max_acct_len
 inline constexpr size_t kMaxPositionHistory = 30;  // max_hist_len
@@ -95,8 +95,8 @@ inline constexpr size_t kMaxTradeHistory = 3;      // TRADE_HISTORY rows per tra
 inline constexpr size_t kMaxHoldingHistory = 20;   // Trade-Lookup frame 4
 inline constexpr size_t kMaxTradeStatus = 50;      // max_trade_status_len
 
-// How a transaction ended (DESIGN.md, "Status and outcome: never conflate"). The BH sends the
-// first six; net_error and timeout are what the CE or MEE records when no reply came.
+// How a transaction ended (docs/ARCHITECTURE.md, "Status and outcome: never conflate"). The BH
+// sends the first six; net_error and timeout are what the CE or MEE records when no reply came.
 enum class Outcome : uint8_t {
   kOk = 0,
   kRollback = 1,        // Trade-Order's intended roll-back (roll_it_back)
@@ -125,7 +125,7 @@ struct ReplyStatus {
 // Connection set-up and errors.
 
 // First message on every connection, from the connecting side. The receiver compares the
-// sizing with its own and refuses a mismatch (DESIGN.md, "Wire protocol").
+// sizing with its own and refuses a mismatch (docs/ARCHITECTURE.md, "Wire protocol").
 struct Hello {
   static constexpr MessageType kType = MessageType::kHello;
   uint16_t protocol_version = 0;   // kProtocolVersion of the sender
@@ -192,7 +192,7 @@ struct MarketTradeAck {
 };
 
 // ---------------------------------------------------------------------------------------------
-// Broker-Volume (3.3.1, reference §4.1).
+// Broker-Volume (clause 3.3.1).
 
 struct BrokerVolumeInput {
   static constexpr MessageType kType = MessageType::kBrokerVolumeInput;
@@ -215,7 +215,7 @@ struct BrokerVolumeOutput {
 };
 
 // ---------------------------------------------------------------------------------------------
-// Customer-Position (3.3.2, §4.2).
+// Customer-Position (clause 3.3.2).
 
 struct CustomerPositionInput {
   static constexpr MessageType kType = MessageType::kCustomerPositionInput;
@@ -271,7 +271,7 @@ struct CustomerPositionOutput {
 };
 
 // ---------------------------------------------------------------------------------------------
-// Market-Feed (3.3.3, §4.3), MEE -> BH.
+// Market-Feed (clause 3.3.3), MEE -> BH.
 
 struct TickerEntry {
   std::string symbol;
@@ -300,7 +300,7 @@ struct MarketFeedOutput {
 };
 
 // ---------------------------------------------------------------------------------------------
-// Market-Watch (3.3.4, §4.4). Exactly one of acct_id, cust_id, industry_name is set.
+// Market-Watch (clause 3.3.4). Exactly one of acct_id, cust_id, industry_name is set.
 
 struct MarketWatchInput {
   static constexpr MessageType kType = MessageType::kMarketWatchInput;
@@ -321,7 +321,7 @@ struct MarketWatchOutput {
 };
 
 // ---------------------------------------------------------------------------------------------
-// Security-Detail (3.3.5, §4.5).
+// Security-Detail (clause 3.3.5).
 
 struct SecurityDetailInput {
   static constexpr MessageType kType = MessageType::kSecurityDetailInput;
@@ -427,7 +427,7 @@ struct SecurityDetailOutput {
 };
 
 // ---------------------------------------------------------------------------------------------
-// Trade-Lookup (3.3.6, §4.6) and Trade-Update (3.3.10, §4.10): one input and one output type
+// Trade-Lookup (clause 3.3.6) and Trade-Update (clause 3.3.10): one input and one output type
 // per transaction; `frame` says which of the mutually exclusive frames runs, and each frame
 // reads only its own inputs (noted per field).
 
@@ -518,7 +518,7 @@ struct TradeUpdateOutput {
 };
 
 // ---------------------------------------------------------------------------------------------
-// Trade-Order (3.3.7, §4.7).
+// Trade-Order (clause 3.3.7).
 
 struct TradeOrderInput {
   static constexpr MessageType kType = MessageType::kTradeOrderInput;
@@ -551,7 +551,7 @@ struct TradeOrderOutput {
 };
 
 // ---------------------------------------------------------------------------------------------
-// Trade-Result (3.3.8, §4.8), MEE -> BH.
+// Trade-Result (clause 3.3.8), MEE -> BH.
 
 struct TradeResultInput {
   static constexpr MessageType kType = MessageType::kTradeResultInput;
@@ -570,7 +570,7 @@ struct TradeResultOutput {
 };
 
 // ---------------------------------------------------------------------------------------------
-// Trade-Status (3.3.9, §4.9).
+// Trade-Status (clause 3.3.9).
 
 struct TradeStatusInput {
   static constexpr MessageType kType = MessageType::kTradeStatusInput;
@@ -603,7 +603,7 @@ struct TradeStatusOutput {
 };
 
 // ---------------------------------------------------------------------------------------------
-// Data-Maintenance (3.3.11, §4.11): one table per call, in this rotation.
+// Data-Maintenance (clause 3.3.11): one table per call, in this rotation.
 
 enum class MaintenanceTable : uint8_t {
   kAccountPermission = 0,
@@ -643,7 +643,7 @@ struct DataMaintenanceOutput {
 };
 
 // ---------------------------------------------------------------------------------------------
-// Trade-Cleanup (3.3.12, §4.12).
+// Trade-Cleanup (clause 3.3.12).
 
 struct TradeCleanupInput {
   static constexpr MessageType kType = MessageType::kTradeCleanupInput;

@@ -1,4 +1,4 @@
-// The one way into Boost.Asio (STYLE.md). Under C++20, Boost 1.74's asio.hpp fails on GCC 12
+// The one way into Boost.Asio (docs/STYLE.md). Under C++20, Boost 1.74's asio.hpp fails on GCC 12
 // unless <utility> comes first; this header makes sure it does. protocol/ and workload/ never
 // include it.
 #pragma once

@@ -1,5 +1,5 @@
 // Parsing of command-line option values. Each parser names the option and the value it
-// rejected, so a program can print the message and exit 2 (STYLE.md, "Errors").
+// rejected, so a program can print the message and exit 2 (docs/STYLE.md, "Errors").
 #pragma once
 
 #include <cstdint>

@@ -1,6 +1,6 @@
 // Clocks for measurement. Response times come from the monotonic clock (immune to NTP
-// steps); rows are stamped with wall-clock time. Both in microseconds (DESIGN.md, "Customer
-// Emulator"; spec 6.5 asks for at least 0.01 s resolution).
+// steps); rows are stamped with wall-clock time. Both in microseconds (docs/ARCHITECTURE.md,
+// "Customer Emulator"; spec 6.5 asks for at least 0.01 s resolution).
 #pragma once
 
 #include <chrono>

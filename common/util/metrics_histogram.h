@@ -5,7 +5,7 @@
 // two increments, never an allocation.
 //
 // The bounds, in seconds, run from 0.5 ms to 60 s and include the spec's 90th-percentile limits
-// of 1, 2 and 3 s (reference §5.7, clause 6.5), so that the share of a type within its limit is
+// of 1, 2 and 3 s (clause 6.5), so that the share of a type within its limit is
 // one bucket over the count. A value is compared in the whole microseconds the mix log holds.
 // Each bound's "le" text is written out here in the OpenMetrics canonical form ("1.0", not "1").
 //

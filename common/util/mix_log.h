@@ -1,7 +1,7 @@
-// MixLog: the mix log of a customer or market emulator (DESIGN.md, "Logs"): one CSV row per
-// transaction, plus START and STOP markers, written by a background thread so that a user
-// never waits on the disk. The format is versioned by its first line and documented in
-// postprocess/MIXLOG.md; the post-processor reads nothing else.
+// MixLog: the mix log of a customer or market emulator (docs/ARCHITECTURE.md, "Logs and the results
+// directory"): one CSV row per transaction, plus START and STOP markers, written by a background
+// thread so that a user never waits on the disk. The format is versioned by its first line and
+// documented in postprocess/MIXLOG.md; the post-processor reads nothing else.
 //
 // The writer wakes every 100 ms, writes what is queued and flushes it: a killed program loses
 // at most the last 100 ms of rows, and a write error (a full disk) is seen there, not at the

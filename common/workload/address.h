@@ -1,6 +1,6 @@
-// ADDRESS rows derived from an address id (reference §3.7): street line, optional second line
+// ADDRESS rows derived from an address id, by EGen's rules: street line, optional second line
 // (customers only), zip code chosen by weight, country from the zip. The customer's zip also
-// decides its tax rates (§3.8), so the customer emulator can find it without the database.
+// decides its tax rates, so the customer emulator can find it without the database.
 //
 // Thread-safety: pure functions over immutable tables.
 #pragma once

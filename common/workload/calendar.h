@@ -1,4 +1,5 @@
-// Dates, timestamps and the business calendar of reference §3.4.
+// Dates, timestamps and the business calendar of the generated world (EGen's: initial trading
+// starts Monday 2005-01-03 09:00; business days of 8 hours, no weekends, no holidays).
 //
 // A Timestamp is microseconds since 1970-01-01 00:00:00 and a Date is days since 1970-01-01,
 // both in a time-zone-free civil calendar (the workload's dates are "wall" dates, written to
@@ -59,7 +60,7 @@ std::string FormatDate(Date d);
 void AppendTimestamp(std::string& out, Timestamp t);
 void AppendDate(std::string& out, Date d);
 
-// Base dates (§3.4).
+// Base dates (EGen's).
 Timestamp InitialTradeStart();                 // Monday 2005-01-03 09:00:00
 Date DailyMarketBaseDate();                    // Monday 2000-01-03
 Date FinancialBaseDate();                      // 2000-01-01, the start of FINANCIAL's first quarter

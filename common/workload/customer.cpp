@@ -27,7 +27,7 @@ constexpr std::array<AccountRange, 3> kAccountsByTier = {{{1, 4}, {2, 8}, {5, 10
 constexpr std::array<int, 3> kTierRankStart = {0, 200, 800};
 constexpr std::array<int, 3> kTierSize = {200, 600, 200};
 
-// §3.19: basket size ranges by tier (rows) and number of accounts 1..10 (columns); {0, 0}
+// clause 1.4.2.3: basket size ranges by tier (rows) and number of accounts 1..10 (columns); {0, 0}
 // where a tier cannot have that many accounts.
 constexpr std::array<std::array<std::pair<int, int>, 10>, 3> kBasketSizes = {{
     {{{6, 14}, {4, 16}, {2, 18}, {2, 18}, {0, 0}, {0, 0}, {0, 0}, {0, 0}, {0, 0}, {0, 0}}},
@@ -40,7 +40,7 @@ constexpr std::array<std::array<std::pair<int, int>, 10>, 3> kBasketSizes = {{
 int CustomerModel::AccountCount(int64_t c_id) const {
   // The count follows the customer's scrambled position r inside its tier. Positions pair up
   // from both ends (r and size-1-r) with counts that add up to min + max, so every LU gets
-  // exactly the tier averages 2.5 / 5 / 7.5, i.e. 5 000 accounts (§3.9; EGen's plain
+  // exactly the tier averages 2.5 / 5 / 7.5, i.e. 5 000 accounts (clause 1.4.2.2; EGen's plain
   // "min + r mod width" gives 4 991).
   const auto tier = static_cast<size_t>(static_cast<int>(TierOf(c_id)) - 1);
   const AccountRange range = kAccountsByTier[tier];

@@ -1,5 +1,5 @@
 // CustomerModel: everything about a customer and its accounts that the loader writes and the
-// customer emulator must re-derive without the database (reference §3.5-§3.10, §3.19): tier,
+// customer emulator must re-derive without the database (clause 1.4.2 and EGen's rules): tier,
 // number of accounts and their ids, each account's broker, tax status, name, balance,
 // permissions (with the pseudo-persons allowed to trade) and security basket, and the
 // customer's address, zip code and two tax rates.
@@ -53,7 +53,7 @@ class CustomerModel {
   const Sizing& sizing() const { return sizing_; }
 
   CustomerTier Tier(int64_t c_id) const { return TierOf(c_id); }
-  // Tier 1: 1-4, tier 2: 2-8, tier 3: 5-10 accounts; exactly 5 000 per LU (§3.9).
+  // Tier 1: 1-4, tier 2: 2-8, tier 3: 5-10 accounts; exactly 5 000 per LU (clause 1.4.2.2).
   int AccountCount(int64_t c_id) const;
   std::vector<int64_t> AccountIds(int64_t c_id) const;
 
@@ -62,21 +62,22 @@ class CustomerModel {
   std::string AccountName(int64_t ca_id) const;  // "<First> <Last> <type>"
   int64_t AccountBalanceCents(int64_t ca_id) const;
   // Additional executors beyond the owner: 0 (60 %), 1 (38 %), 2 (2 %), each a pseudo-person
-  // id other than the owner and each other (§3.10). Allocation-free, for the driver's hot path.
+  // id other than the owner and each other. Allocation-free, for the driver's hot path.
   AccountExecutors ExtraExecutors(int64_t ca_id) const;
   int AdditionalPermissionCount(int64_t ca_id) const { return ExtraExecutors(ca_id).count; }
   // All permission rows, owner first ("0000", then "0001" and "0011" for the extra ones).
   std::vector<AccountPermission> AccountPermissions(int64_t ca_id) const;
   // The account's basket: distinct security indexes (0-based, over all configured
-  // securities), size by the §3.19 table. Allocation-free; Basket() is the same as a vector.
+  // securities), size by the clause 1.4.2.3 table. Allocation-free; Basket() is the same as a
+  // vector.
   AccountBasket BasketOf(int64_t ca_id) const;
   std::vector<int64_t> Basket(int64_t ca_id) const;
-  // The [min, max] basket size for a tier and the customer's number of accounts (§3.19).
+  // The [min, max] basket size for a tier and the customer's number of accounts (clause 1.4.2.3).
   static std::pair<int, int> BasketSizeRange(CustomerTier tier, int account_count);
 
   int64_t AddressId(int64_t c_id) const;
   Address CustomerAddress(int64_t c_id) const { return MakeAddress(AddressId(c_id), true); }
-  // One national and one division rate from the customer's zip code (§3.8).
+  // One national and one division rate from the customer's zip code.
   CustomerTaxRates TaxRateChoice(int64_t c_id) const;
 
  private:

@@ -16,7 +16,7 @@ constexpr int64_t kPermuteHighMultiplier = 33;
 constexpr int kTier1End = 200;  // scrambled positions [0, 200) are tier 1
 constexpr int kTier2End = 800;  // [200, 800) tier 2, [800, 1000) tier 3
 
-// The scrambled position of the chosen customer for a draw w in [0.0001, 2000] (§3.5).
+// The scrambled position of the chosen customer for a draw w in [0.0001, 2000] (clause 1.4.2.1).
 int ScrambledPositionFor(double w) {
   double position;
   int lo;

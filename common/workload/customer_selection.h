@@ -1,4 +1,5 @@
-// Customer tiers and the non-uniform customer selector (reference §3.5, §5.4).
+// Customer tiers and the non-uniform customer selector (clauses 1.4.2.1, 6.4.2; the formulas
+// are EGen's).
 //
 // Tiers are fixed at load time by a per-LU permutation of the customer's position in its LU:
 // exactly 200 tier-1, 600 tier-2 and 200 tier-3 customers per LU. The run-time selector (also
@@ -20,7 +21,7 @@ namespace bb::workload {
 
 enum class CustomerTier : int { kOne = 1, kTwo = 2, kThree = 3 };
 
-// The permutation p(low, high) = (677·low + 33·(high+1)) mod 1000 of §3.5 and its inverse
+// The permutation p(low, high) = (677·low + 33·(high+1)) mod 1000 of clause 1.4.2.1 and its inverse
 // (multiplier 613). `low` is the 0-based position in the LU, `high` the 0-based LU.
 int PermuteLow(int low, int64_t high);
 int InversePermuteLow(int permuted, int64_t high);
@@ -36,16 +37,16 @@ class CustomerSelector {
 
   // Selects for a CE that owns `count` customers starting at customer ordinal
   // `first_ordinal` (1-based): half the draws come from the partition, half from all
-  // customers (§5.4). The partition must start on an LU boundary, hold whole LUs and lie
+  // customers (clause 6.4.2). The partition must start on an LU boundary, hold whole LUs and lie
   // inside the configured customers.
   static Result<CustomerSelector> ForPartition(const Sizing& sizing, int64_t first_ordinal,
                                                int64_t count);
 
-  // A customer id (C_ID) by the tier-weighted rule of §3.5.
+  // A customer id (C_ID) by the tier-weighted rule of clause 1.4.2.1.
   int64_t Select(Random& rng) const;
-  // The same rule restricted to one LU (initial trade generation, §3.20 step 3).
+  // The same rule restricted to one LU (initial trade generation).
   int64_t SelectInLoadUnit(Random& rng, int64_t load_unit) const;
-  // A uniformly chosen customer of the whole range (Data-Maintenance's c_id, §5.3).
+  // A uniformly chosen customer of the whole range (Data-Maintenance's c_id, clause 6.4.1).
   int64_t SelectUniform(Random& rng) const;
 
   bool partitioned() const { return partition_load_units_ != total_load_units_; }

@@ -109,7 +109,7 @@ TEST(CustomerModel, BasketsAreDistinctAndSizedByTheTable) {
       ++accounts;
     }
   }
-  EXPECT_NEAR(total / accounts, 10.0, 0.3);  // §3.19: about 10 per account
+  EXPECT_NEAR(total / accounts, 10.0, 0.3);  // clause 1.4.2.3: about 10 per account
   EXPECT_EQ(CustomerModel::BasketSizeRange(CustomerTier::kOne, 1), std::make_pair(6, 14));
   EXPECT_EQ(CustomerModel::BasketSizeRange(CustomerTier::kThree, 10), std::make_pair(2, 18));
 }

@@ -3,7 +3,7 @@
 namespace bb::workload {
 namespace {
 
-// WL_ID permutation of reference §3.3: c -> (c·631 + 97) mod 1000; 631·271 ≡ 1 (mod 1000).
+// WL_ID permutation (ids.h): c -> (c·631 + 97) mod 1000; 631·271 ≡ 1 (mod 1000).
 constexpr int64_t kWatchListMultiplier = 631;
 constexpr int64_t kWatchListInverse = 271;
 constexpr int64_t kWatchListOffset = 97;

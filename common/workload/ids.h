@@ -1,4 +1,4 @@
-// Identifier spaces of reference §3.3: how customer, account, broker, company, address,
+// Identifier spaces, laid out as EGen does: how customer, account, broker, company, address,
 // news-item, watch-list and trade ids are numbered, so that the loader and the drivers compute
 // the same ids without the database.
 //
@@ -20,7 +20,8 @@ inline constexpr int64_t kMaxTradeId = 999'999'999'999'999;    // NUM(15)
 inline constexpr int kMaxAccountsPerCustomer = 10;             // CA_ID block per customer
 inline constexpr int kExchangeCount = 4;
 inline constexpr int kNewsItemsPerCompany = 2;
-// Every initiated load trade whose ordinal ≡ 51 (mod 101) is aborted (§3.20 step 1).
+// Every initiated load trade whose ordinal ≡ 51 (mod 101) is aborted, as in EGen, standing for
+// Trade-Order's roll-backs.
 inline constexpr int64_t kAbortedTradeModulus = 101;
 inline constexpr int64_t kAbortedTradeResidue = 51;
 
@@ -77,7 +78,7 @@ int64_t WatchListOwner(int64_t wl_id);
 inline bool IsAbortedTradeOrdinal(int64_t ordinal) {
   return ordinal % kAbortedTradeModulus == kAbortedTradeResidue;
 }
-// The CE's rule for a drawn ordinal that names an aborted trade: use the next one (§5.3).
+// The CE's rule for a drawn ordinal that names an aborted trade: use the next one (clause 6.4.1).
 inline int64_t SkipAbortedTradeOrdinal(int64_t ordinal) {
   return IsAbortedTradeOrdinal(ordinal) ? ordinal + 1 : ordinal;
 }
@@ -92,9 +93,9 @@ inline TradeOrdinalRange TradeOrdinalsOfLoadUnit(const Sizing& sizing, int64_t l
   const int64_t block = sizing.TradeIdBlockSize();
   return {load_unit * block + 1, (load_unit + 1) * block};
 }
-// Highest ordinal a load trade can have (TL/TU frame 1 draw their ids up to it, §5.3).
+// Highest ordinal a load trade can have (TL/TU frame 1 draw their ids up to it, clause 6.4.1).
 inline int64_t MaxInitialTradeOrdinal(const Sizing& sizing) { return sizing.InitiatedTrades(); }
-// Trade-Cleanup's start id: the first id after every load block (§3.3).
+// Trade-Cleanup's start id: the first id after every load block.
 inline int64_t TradeCleanupStartId(const Sizing& sizing) {
   return TradeIdFromOrdinal(sizing.InitiatedTrades() + 1);
 }

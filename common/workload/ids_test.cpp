@@ -68,7 +68,7 @@ TEST(Ids, LoadTradeBlocksSkipOrdinal51Mod101) {
 
 TEST(Ids, TradeCleanupStartsAfterTheLoadIds) {
   const Sizing s{.customers = 5000};
-  // ITD·8·3600·(customers/SF)·1.01 + 1 + shift (reference §3.3).
+  // ITD·8·3600·(customers/SF)·1.01 + 1 + shift.
   EXPECT_EQ(TradeCleanupStartId(s), 300LL * 28800 * 10 * 101 / 100 + 1 + kTradeIdShift);
   EXPECT_EQ(MaxInitialTradeOrdinal(s), 87'264'000);
 }

@@ -1,5 +1,5 @@
-// The SECTOR (12 rows) and INDUSTRY (102 rows) fixed tables (reference §2.3). Sector ids and
-// names are the spec's; the industry names are our own, with the per-sector counts of §2.3
+// The SECTOR (12 rows) and INDUSTRY (102 rows) fixed tables (clause 2.6). Sector ids and
+// names are the spec's; the industry names are our own, with EGen's per-sector counts
 // (BM 11, CC 12, CG 7, CN 8, CO 1, EN 4, FN 10, HC 4, SV 25, TC 11, TR 6, UT 3).
 //
 // Thread-safety: immutable constant data.

@@ -26,12 +26,12 @@ constexpr uint64_t kDrawsPerStream = uint64_t{1} << 40;
 constexpr int64_t kMsPerMinute = 60'000;
 constexpr int64_t kMsPerHour = 60 * kMsPerMinute;
 
-// Status ids of STATUS_TYPE (§2.3).
+// Status ids of STATUS_TYPE (clause 2.6).
 constexpr std::string_view kPending = "PNDG";
 constexpr std::string_view kSubmitted = "SBMT";
 constexpr std::string_view kCanceled = "CNCL";
 
-// --- §5.3, one block per transaction. Percentages are of a draw in [1, 100]. ---
+// --- clause 6.4.1, one block per transaction. Percentages are of a draw in [1, 100]. ---
 
 // Broker-Volume: 20..40 brokers (3.2.1.2), capped at the configured brokers.
 constexpr int kBrokerListMin = 20;
@@ -152,7 +152,7 @@ InputGenerator::InputGenerator(const Sizing& sizing, RngSeed seed, const Custome
       rng_(seed),
       initial_trade_ms_(sizing.initial_trade_days * kMillisPerBusinessDay),
       end_of_initial_trades_(EndOfInitialTradesForInputs(sizing).micros),
-      // The highest CA_ID any configured customer can own (§5.3: (customers + shift) · 10).
+      // The highest CA_ID any configured customer can own (clause 6.4.1: (customers + shift) · 10).
       max_acct_id_(
           AccountId(CustomerIdFromOrdinal(sizing.customers), kMaxAccountsPerCustomer - 1)) {}
 
@@ -170,9 +170,9 @@ int64_t InputGenerator::AccountOf(int64_t c_id) {
 }
 
 int64_t InputGenerator::NonUniformTradeId() {
-  // §5.3 / quirk 9: NURand over every load ordinal; an aborted ordinal becomes the next one.
-  // A draw the loader never wrote (the unused tail of a block, see IsLoadedTradeOrdinal) is
-  // drawn again: the frame would not find it.
+  // EGen's rule, shared with the loader (ids.h): NURand over every load ordinal; an aborted ordinal
+  // becomes the next one. A draw the loader never wrote (the unused tail of a block, see
+  // IsLoadedTradeOrdinal) is drawn again: the frame would not find it.
   for (;;) {
     const int64_t ordinal = SkipAbortedTradeOrdinal(
         rng_.NURand(1, MaxInitialTradeOrdinal(sizing_), kTradeIdA, kTradeIdBitShift));
@@ -190,8 +190,9 @@ void InputGenerator::FillTradeIds(std::vector<int64_t>& ids) {
 }
 
 int64_t InputGenerator::StartTradeMicros(int64_t back_off_ms) {
-  // A work-time offset from the start of initial trading, NURand-skewed (§3.2, quirk 5), at
-  // least `back_off_ms` before the end of the initial trades so the window holds trades.
+  // A work-time offset from the start of initial trading, NURand-skewed (EGen's NURand; the spec's
+  // text says uniform), at least `back_off_ms` before the end of the initial trades so the window
+  // holds trades.
   const int64_t latest = std::max<int64_t>(1, initial_trade_ms_ - back_off_ms);
   return WorkTimeToTimestamp(rng_.NURand(1, latest, kStartTimeA, kStartTimeShift)).micros;
 }

@@ -1,5 +1,5 @@
-// InputGenerator: the inputs of every transaction the Customer Emulator sends (reference §5.3,
-// spec clause 6.4.1, with the EGen rules the reference records): the eight mix transactions,
+// InputGenerator: the inputs of every transaction the Customer Emulator sends (spec clause
+// 6.4.1, with EGen's rules where the spec leaves the details to it): the eight mix transactions,
 // Data-Maintenance and Trade-Cleanup, filled into the protocol's input structs.
 //
 // The driver must not read the database (4.4.1), so everything a generated input names is
@@ -40,7 +40,7 @@ namespace bb::workload {
 // the run's seed skipped by stream × 2^40 draws, so no two streams of a run ever overlap.
 RngSeed StreamSeed(RngSeed run_seed, uint64_t stream);
 
-// The run's seed when none is fixed: clause 5.8.2 (reference §3.1) wants a driver's run-time
+// The run's seed when none is fixed: clause 5.8.2 wants a driver's run-time
 // generators seeded from the time of day, a fixed seed being for engineering (replaying a run).
 // The tenth of a second since the Unix epoch in the low 40 bits, the instance (a process id)
 // in the 23 above, so two emulators started in the same tenth still differ; the result is at
@@ -55,7 +55,7 @@ RngSeed TimeOfDaySeed();
 // TradesPerLoadUnit() not a multiple of 100).
 bool IsLoadedTradeOrdinal(const Sizing& sizing, int64_t ordinal);
 
-// The choices of one generated input that clause 6.4.1 gives required shares (ref §5.3), as
+// The choices of one generated input that clause 6.4.1 gives required shares, as
 // the mix log's `inputs` column writes them (postprocess/MIXLOG.md, v2): tokens separated by
 // single spaces, a choice among several always (Trade-Order's trade type and quantity, CP's
 // customer key, MW's mode, TL's and TU's frame), a flag only when it is set:
@@ -85,7 +85,7 @@ class InputGenerator {
   // Draws customers from the whole configured range.
   InputGenerator(const Sizing& sizing, RngSeed seed);
   // Draws customers with `selector` (CustomerSelector::ForPartition for a CE that owns a
-  // partition, §5.4), which must be made for the same sizing. Data-Maintenance always draws
+  // partition, clause 6.4.2), which must be made for the same sizing. Data-Maintenance always draws
   // from the whole range.
   InputGenerator(const Sizing& sizing, RngSeed seed, const CustomerSelector& selector);
   // A generator for a CE that owns `count` customers from customer ordinal `first_ordinal`
@@ -96,7 +96,7 @@ class InputGenerator {
   const Sizing& sizing() const { return sizing_; }
   const CustomerSelector& selector() const { return customers_; }
 
-  // --- the eight mix transactions (§5.3) ---
+  // --- the eight mix transactions (clause 6.4.1) ---
   protocol::BrokerVolumeInput BrokerVolume();
   protocol::CustomerPositionInput CustomerPosition();
   protocol::MarketWatchInput MarketWatch();
@@ -109,9 +109,9 @@ class InputGenerator {
   const InputVariant& variant() const { return variant_; }
 
   // --- timer-driven ---
-  // The caller owns the rotation of tables (§4.11); this fills the inputs that table needs.
+  // The caller owns the rotation of tables (clause 3.3.11); this fills the inputs that table needs.
   protocol::DataMaintenanceInput DataMaintenance(protocol::MaintenanceTable table);
-  // The run's Trade-Cleanup (§4.12): no random draw.
+  // The run's Trade-Cleanup (clause 3.3.12): no random draw.
   protocol::TradeCleanupInput TradeCleanup() const;
 
  private:

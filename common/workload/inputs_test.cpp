@@ -217,8 +217,8 @@ TEST(InputGenerator, StreamSeedsDiffer) {
 
 // ---------------------------------------------------------------------------------------------
 // One test per transaction: every input names something that exists, and every percentage of
-// §5.3 falls inside the range the spec (6.4.1) allows. Sample sizes keep each range at least
-// four standard deviations away from its target.
+// the generator falls inside the range clause 6.4.1 allows. Sample sizes keep each range at
+// least four standard deviations away from its target.
 
 TEST(InputGenerator, BrokerVolume) {
   const World& world = DefaultWorld();
@@ -521,7 +521,7 @@ TEST(InputGenerator, TradeStatus) {
     ASSERT_TRUE(world.IsAccount(in.acct_id)) << in.acct_id;
     ++tiers[TierOf(AccountOwner(in.acct_id))];
   }
-  // The non-uniform selector picks tiers 10 / 60 / 30 % (§3.5).
+  // The non-uniform selector picks tiers 10 / 60 / 30 % (clause 1.4.2.1).
   ExpectPercentIn("tier 1", tiers[CustomerTier::kOne], kDraws, 9.5, 10.5);
   ExpectPercentIn("tier 2", tiers[CustomerTier::kTwo], kDraws, 59, 61);
   ExpectPercentIn("tier 3", tiers[CustomerTier::kThree], kDraws, 29, 31);
@@ -628,7 +628,7 @@ TEST(InputGenerator, TradeCleanup) {
   EXPECT_EQ(in.st_canceled_id, "CNCL");
   EXPECT_EQ(in.st_pending_id, "PNDG");
   EXPECT_EQ(in.st_submitted_id, "SBMT");
-  // ITD·8·3600·(customers/SF)·1.01 + 1 + shift (§3.3).
+  // ITD·8·3600·(customers/SF)·1.01 + 1 + shift.
   EXPECT_EQ(in.start_trade_id, 17'452'800 * 5 + 1 + kTradeIdShift);
 }
 

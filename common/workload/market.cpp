@@ -186,7 +186,7 @@ int Market::CompanyIndustry(int64_t company_index) const {
 }
 
 std::string_view Market::CompanySpRating(int64_t company_index) const {
-  // Every string of 1-3 letters over {A, B, C}: 3 + 9 + 27 = 39 ratings (§3.12).
+  // Every string of 1-3 letters over {A, B, C}: 3 + 9 + 27 = 39 ratings.
   static constexpr std::array<std::string_view, kSpRatingCount> kRatings = {
       "A",   "B",   "C",   "AA",  "AB",  "AC",  "BA",  "BB",  "BC",  "CA",  "CB",  "CC",  "AAA",
       "AAB", "AAC", "ABA", "ABB", "ABC", "ACA", "ACB", "ACC", "BAA", "BAB", "BAC", "BBA", "BBB",

@@ -30,7 +30,7 @@ constexpr int SumOfDeckWeights() {
   for (const DeckWeight& w : kDeckWeights) sum += w.cards;
   return sum;
 }
-static_assert(SumOfDeckWeights() == kDeckSize, "the §5.2 weights add up to 890 cards");
+static_assert(SumOfDeckWeights() == kDeckSize, "the clause 6.3.1 weights add up to 890 cards");
 
 }  // namespace
 
@@ -64,7 +64,7 @@ MixDeck::MixDeck(RngSeed seed) : rng_(seed) {
 }
 
 TransactionType MixDeck::Next() {
-  // Incremental Fisher-Yates (§5.2): pick among the cards not yet drawn in this pass.
+  // Incremental Fisher-Yates (clause 6.3.1): pick among the cards not yet drawn in this pass.
   const int pick = rng_.IntRange(position_, kDeckSize - 1);
   std::swap(cards_[static_cast<size_t>(position_)], cards_[static_cast<size_t>(pick)]);
   const TransactionType type = cards_[static_cast<size_t>(position_)];

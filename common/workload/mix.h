@@ -1,5 +1,5 @@
-// The transaction types of a run and the Customer Emulator's transaction mix (reference §5.2,
-// spec clause 6.3.1).
+// The transaction types of a run and the Customer Emulator's transaction mix (spec clause
+// 6.3.1).
 //
 // The CE draws its next transaction from a deck of 890 cards that holds each of its eight
 // transaction types as many times as the type's weight (BV 49, CP 130, MW 180, SD 140, TL 80,
@@ -47,7 +47,7 @@ std::string_view TransactionName(TransactionType type);
 // The type of a two-letter code (upper case, as TransactionCode writes it), or nothing.
 std::optional<TransactionType> TransactionTypeFromCode(std::string_view code);
 
-// The eight types the CE draws from its deck, with their cards (§5.2); they add up to 890.
+// The eight types the CE draws from its deck, with their cards (clause 6.3.1); they add up to 890.
 struct DeckWeight {
   TransactionType type;
   int cards;

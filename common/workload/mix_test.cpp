@@ -13,7 +13,7 @@ namespace {
 
 using TT = TransactionType;
 
-// The reference's deck (§5.2), written out again so that a change to kDeckWeights shows here.
+// The deck of clause 6.3.1, written out again so that a change to kDeckWeights shows here.
 const std::map<TT, int> kReferenceCards = {
     {TT::kBrokerVolume, 49},    {TT::kCustomerPosition, 130}, {TT::kMarketWatch, 180},
     {TT::kSecurityDetail, 140}, {TT::kTradeLookup, 80},       {TT::kTradeOrder, 101},

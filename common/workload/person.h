@@ -1,6 +1,6 @@
-// Person attributes derived from a person id (reference §3.6): a customer's C_ID, or a
-// pseudo-person id (account executors of §3.10, brokers' and CEOs' names of §3.11-§3.12).
-// Every attribute is a per-key draw (reference §3.1) with its own base seed, so the loader and
+// Person attributes derived from a person id, by EGen's rules: a customer's C_ID, or a
+// pseudo-person id (extra account executors, the names of brokers and of CEOs).
+// Every attribute is a per-key draw (random.h) with its own base seed, so the loader and
 // the customer emulator compute the same name, tax id, birth date, phones and e-mails.
 //
 // Thread-safety: pure functions over immutable word lists.
@@ -13,9 +13,9 @@
 
 namespace bb::workload {
 
-// Pseudo-person ids for extra account executors are drawn from 1 .. 4024·2^20 (§3.10).
+// Pseudo-person ids for extra account executors are drawn from 1 .. 4024·2^20.
 inline constexpr int64_t kMaxPseudoPersonId = int64_t{4024} << 20;
-// The person whose name a broker (§3.11) or a company's CEO (§3.12) carries.
+// The person whose name a broker or a company's CEO carries.
 inline int64_t BrokerPersonId(int64_t b_id) { return b_id + 1'000'000; }
 inline int64_t CeoPersonId(int64_t co_id) { return co_id * 1000; }
 
@@ -36,7 +36,7 @@ std::string FullName(int64_t person_id);
 std::string FullNameWithInitial(int64_t person_id);
 // 14 characters: 3 digits, 2 letters, 4 digits, 2 letters, 3 digits (upper case).
 std::string TaxId(int64_t person_id);
-// Age bracket relative to 2005-01-03 with the §3.6 weights, day uniform inside the bracket.
+// Age bracket relative to 2005-01-03 with EGen's weights, day uniform inside the bracket.
 Date DateOfBirth(int64_t person_id);
 
 struct Phone {

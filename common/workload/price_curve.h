@@ -1,6 +1,6 @@
-// PriceCurve: the triangular price of one security over time (reference §3.21), used by the
+// PriceCurve: the triangular price of one security over time (EGen's curve), used by the
 // loader for initial trades and LAST_TRADE and by the market emulator for its price board and
-// limit-order triggers (§5.5).
+// limit-order triggers (market_emulator/trading_floor.h).
 //
 // Every security moves between $20.00 and $30.00 with a period of 900 s: up linearly for
 // 450 s, down linearly for 450 s ($10 per 450 s, i.e. 1 cent per 450 ms). Security i starts
@@ -34,7 +34,8 @@ class PriceCurve {
 
   // The earliest time t >= from_ms at which the curve passes exactly through `price_cents`,
   // so PriceCentsAt(t) == price_cents; at most one period later. Nothing if the price is
-  // outside [20.00, 30.00]. A limit order's trigger time (§3.20 step 5, §5.5).
+  // outside [20.00, 30.00]. A limit order's trigger time (the loader's limit orders, the market
+  // emulator's triggers).
   std::optional<int64_t> NextTimeAtPrice(int64_t from_ms, int64_t price_cents) const;
 
   // True while the curve is rising at `ms`.

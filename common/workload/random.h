@@ -1,7 +1,7 @@
 // Random: the workload's random number generator, a 64-bit linear congruential generator
-// with O(log N) skip-ahead (reference §3.1), plus the draws built on it (integer ranges
+// with O(log N) skip-ahead (as EGen's), plus the draws built on it (integer ranges
 // without floating point, percentages, doubles on a step grid, negative exponential) and the
-// non-uniform NURand of reference §3.2.
+// non-uniform NURand (EGen's, after TPC-C's).
 //
 // Skip-ahead is what lets the loader, the customer emulator and the market emulator agree on
 // every derived attribute: an attribute of key k is drawn from a generator positioned at
@@ -19,11 +19,11 @@ namespace bb::workload {
 
 using RngSeed = uint64_t;
 
-// Base seeds, one per purpose (reference §3.1 names the purposes; the values are our own).
+// Base seeds, one per purpose (EGen has one per purpose too; the values are our own).
 // Changing a value changes the generated world: the loader and the drivers must agree.
 namespace seeds {
 inline constexpr RngSeed kDefault = 0x6a09e667f3bcc908ULL;
-// Customers and persons (§3.6).
+// Customers and persons.
 inline constexpr RngSeed kGender = 0x243f6a8885a308d3ULL;
 inline constexpr RngSeed kFirstName = 0x13198a2e03707344ULL;
 inline constexpr RngSeed kMiddleInitial = 0xa4093822299f31d0ULL;
@@ -32,17 +32,17 @@ inline constexpr RngSeed kTaxId = 0x452821e638d01377ULL;
 inline constexpr RngSeed kDateOfBirth = 0xbe5466cf34e90c6cULL;
 inline constexpr RngSeed kPhone = 0xc0ac29b7c97c50ddULL;
 inline constexpr RngSeed kEmail = 0x3f84d5b5b5470917ULL;
-// Addresses and tax rates (§3.7, §3.8).
+// Addresses and tax rates.
 inline constexpr RngSeed kAddress = 0x9216d5d98979fb1bULL;
 inline constexpr RngSeed kZipChoice = 0xd1310ba698dfb5acULL;
 inline constexpr RngSeed kTaxRateChoice = 0x2ffd72dbd01adfb7ULL;
-// Accounts (§3.9, §3.10, §3.19).
+// Accounts (clauses 1.4.2.2, 1.4.2.3).
 inline constexpr RngSeed kAccountBroker = 0xb8e1afed6a267e96ULL;
 inline constexpr RngSeed kAccountTaxStatus = 0xba7c9045f12c7f99ULL;
 inline constexpr RngSeed kAccountBalance = 0x24a19947b3916cf7ULL;
 inline constexpr RngSeed kAccountPermissions = 0x0801f2e2858efc16ULL;
 inline constexpr RngSeed kAccountBasket = 0x636920d871574e69ULL;
-// Market (§3.12, §3.13).
+// Market.
 inline constexpr RngSeed kCompanyIndustry = 0xa458fea3f4933d7eULL;
 inline constexpr RngSeed kCompanyRating = 0x0d95748f728eb658ULL;
 inline constexpr RngSeed kSecurityExchange = 0x718bcd5882154aeeULL;
@@ -54,18 +54,18 @@ inline constexpr RngSeed kTaxRates = 0xc5d1b023286085f0ULL;
 
 class Random {
  public:
-  // The LCG of reference §3.1 (Knuth's MMIX constants).
+  // EGen's LCG (Knuth's MMIX constants).
   static constexpr uint64_t kMultiplier = 6364136223846793005ULL;
   static constexpr uint64_t kIncrement = 1;
 
   explicit Random(RngSeed seed = seeds::kDefault) : state_(seed) {}
 
-  // The state reached from `start` after n steps, in O(log n) ("Nth element", §3.1).
+  // The state reached from `start` after n steps, in O(log n) ("Nth element", as EGen does).
   static RngSeed NthElement(RngSeed start, uint64_t n);
 
   // A generator positioned at `base` skipped by key × draws_per_key: the per-key seeding of
-  // §3.1. A caller that draws up to n times per key passes n, so neighbouring keys never share
-  // a draw.
+  // EGen does the same. A caller that draws up to n times per key passes n, so neighbouring keys
+  // never share a draw.
   static Random ForKey(RngSeed base, uint64_t key, uint64_t draws_per_key = 1) {
     return Random(NthElement(base, key * draws_per_key));
   }
@@ -93,7 +93,7 @@ class Random {
   // −ln(u)·mean with u uniform in (0, 1] at 1e-12 granularity.
   double NegExp(double mean);
 
-  // NURand(P, Q, A, s) = ((U[P,Q] | (U[0,A] << s)) mod (Q−P+1)) + P (reference §3.2).
+  // NURand(P, Q, A, s) = ((U[P,Q] | (U[0,A] << s)) mod (Q−P+1)) + P.
   int64_t NURand(int64_t p, int64_t q, int64_t a, int shift);
 
  private:

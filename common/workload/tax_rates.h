@@ -1,4 +1,4 @@
-// The TAXRATE fixed table (reference §2.3): 9 national rates (the spec's US1..US5, CN1..CN4)
+// The TAXRATE fixed table (clause 2.6): 9 national rates (the spec's US1..US5, CN1..CN4)
 // and 311 division rates of our own, 1-10 per division (64 divisions), 23 of them 0, with
 // TX_ID = division code + ordinal ("NY1", "NY2", ... "NY10") and names containing "Tax"
 // (Data-Maintenance toggles "Tax"/"tax").

@@ -1,6 +1,6 @@
 // WeightedList: a list of words with integer weights and a draw that picks a word with
 // probability weight / total weight (cumulative weights and a binary search, no floating
-// point). The name lists of reference §3.6 and §3.22 are frequency-weighted.
+// point). The name lists (word_lists.h) are frequency-weighted.
 //
 // Ownership and thread-safety: owns its words; immutable after construction, so one list may
 // be shared by any number of threads.

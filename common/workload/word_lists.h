@@ -1,4 +1,4 @@
-// Word lists of our own for the generated world (reference §3.6, §3.7, §3.9, §3.22): first
+// Word lists of our own for the generated world, as large as EGen's and weighted alike: first
 // names, surnames, street names and suffixes, towns, e-mail domains, area codes, account-type
 // names and company-name parts. Nothing here comes from EGen's input files: short lists are
 // written out, long ones (surnames, streets, towns, area codes, company roots) are generated
@@ -25,15 +25,15 @@ const WeightedList& FemaleFirstNames();
 const WeightedList& Surnames();
 // 1 000 distinct street names ("Maplewood", "Cedar Hill"...), without suffix.
 const std::vector<std::string>& StreetNames();
-// The 17 street suffixes of §3.7.
+// The 17 street suffixes.
 std::span<const std::string_view> StreetSuffixes();
 // A town name for a town index (any index >= 0; names repeat only after many thousands).
 std::string TownName(int64_t town_index);
-// The six e-mail domains of §3.6, with the leading '@'.
+// The six e-mail domains, with the leading '@'.
 std::span<const std::string_view> EmailDomains();
 // 284 distinct three-digit area codes, weighted.
 const WeightedList& AreaCodes();
-// Account-type names of §3.9 for taxable and non-taxable accounts.
+// Account-type names for taxable and non-taxable accounts.
 std::span<const std::string_view> TaxableAccountNames();
 std::span<const std::string_view> NonTaxableAccountNames();
 // Company names are root + " " + descriptor + legal form (market.h combines them).

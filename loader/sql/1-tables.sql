@@ -1,9 +1,9 @@
--- brokerbench schema, phase 1 of 4: the 33 tables of TPC-E (reference §1, spec clauses
+-- brokerbench schema, phase 1 of 4: the 33 tables of TPC-E (clause 2.2, spec clauses
 -- 2.2.4-2.2.7) with their column types, NOT NULL and CHECK constraints, and the trade-id
 -- sequence. Primary keys (phase 2), secondary indexes (phase 3) and foreign keys (phase 4)
 -- come after the data is loaded.
 --
--- Type mapping (reference §1.1): CHAR(n) -> VARCHAR(n); IDENT_T and TRADE_T -> BIGINT;
+-- Type mapping (clauses 2.2.1-2.2.2): CHAR(n) -> VARCHAR(n); IDENT_T and TRADE_T -> BIGINT;
 -- S_PRICE_T -> NUMERIC(8,2); S_COUNT_T -> BIGINT; S_QTY_T -> INTEGER; BALANCE_T ->
 -- NUMERIC(12,2); VALUE_T -> NUMERIC(10,2); FIN_AGG_T -> NUMERIC(15,2); NUM(1) -> SMALLINT;
 -- DATETIME -> TIMESTAMP; BLOB -> BYTEA. One statement per ';', no ';' inside a statement.
@@ -306,5 +306,5 @@ CREATE TABLE security (
   s_yield NUMERIC(5,2) NOT NULL
 );
 
--- Run-time trade ids (reference §3.3): the loader sets it past the last initial trade id.
+-- Run-time trade ids: the loader sets it past the last initial trade id.
 CREATE SEQUENCE seq_trade_id AS BIGINT;

@@ -1,4 +1,4 @@
--- brokerbench schema, phase 2 of 4: primary keys (reference §1.2-§1.5). Built after the
+-- brokerbench schema, phase 2 of 4: primary keys (clause 2.2). Built after the
 -- data is loaded; each statement is independent, so the loader runs them in parallel.
 ALTER TABLE address ADD PRIMARY KEY (ad_id);
 ALTER TABLE status_type ADD PRIMARY KEY (st_id);

@@ -1,4 +1,4 @@
--- brokerbench schema, phase 3 of 4: secondary indexes the frames need (reference §1.7; not
+-- brokerbench schema, phase 3 of 4: secondary indexes the frames need (our choice; not
 -- mandated by the spec). Each statement is independent; the loader runs them in parallel.
 CREATE INDEX i_c_tax_id ON customer (c_tax_id);
 CREATE INDEX i_ca_c_id ON customer_account (ca_c_id);

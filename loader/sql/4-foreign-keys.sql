@@ -1,4 +1,4 @@
--- brokerbench schema, phase 4 of 4: foreign keys (reference §1.2-§1.5; referential
+-- brokerbench schema, phase 4 of 4: foreign keys (clause 2.2; referential
 -- integrity must be enforced during a run, spec 2.4.3). Added after the primary keys they
 -- reference. Each statement is independent; the loader runs them in parallel.
 ALTER TABLE address ADD CONSTRAINT fk_address_ad_zc_code FOREIGN KEY (ad_zc_code) REFERENCES zip_code;

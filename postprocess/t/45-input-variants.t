@@ -1,4 +1,4 @@
-# The input variants of clause 6.4.1 (ref §5.3) from the inputs column of mix log v2: a golden
+# The input variants of clause 6.4.1 from the inputs column of mix log v2: a golden
 # v2 run passes, a variant out of range makes the run INVALID naming the clause, the variant,
 # its share and the range, short runs widen the ranges by a stated rule, a 2-hour MI does not,
 # and v1 logs are still read (the variants are then not judged).

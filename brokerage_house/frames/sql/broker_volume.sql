@@ -1,6 +1,6 @@
--- Broker-Volume (reference §4.1, spec clause 3.3.1), server-side: frame 1 as one function, the
+-- Broker-Volume (clause 3.3.1), server-side: frame 1 as one function, the
 -- same statement as the client-side frame in frames/broker_volume.cpp (see there for the why).
--- Read-only; the caller runs it READ COMMITTED (§4.0, L1).
+-- Read-only; the caller runs it READ COMMITTED (L1, clause 7.4.1.3).
 --
 -- p_broker_names is the list up to its first empty name, as the caller builds it. The rows come
 -- back as parallel arrays in the order of the frame's ORDER BY: array_agg keeps the order of the

@@ -1,7 +1,7 @@
--- Customer-Position (reference §4.2, spec clause 3.3.2), server-side: frames 1, 2 and 3 as one
+-- Customer-Position (clause 3.3.2), server-side: frames 1, 2 and 3 as one
 -- function, the same statements as the client-side frames in frames/customer_position.cpp (see
--- there for the why: the tax-id tie-break, our decision on §7 quirk 2, the history order).
--- Read-only; the caller runs it READ COMMITTED (§4.0, L1).
+-- there for the why: the tax-id tie-break, our reading of the spec's join, the history order).
+-- Read-only; the caller runs it READ COMMITTED (L1, clause 7.4.1.3).
 --
 -- Frame 2 reads the account at p_acct_id_idx (0-based, as on the wire) of frame 1's list, here
 -- rather than in the caller. Lists come back as parallel arrays in the order of the frames'

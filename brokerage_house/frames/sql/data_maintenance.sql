@@ -1,10 +1,10 @@
--- Data-Maintenance (reference §4.11, spec clause 3.3.11), server-side: the one frame as one
+-- Data-Maintenance (clause 3.3.11), server-side: the one frame as one
 -- function, p_table_name (the spec's table_name, e.g. 'ACCOUNT_PERMISSION') choosing the
 -- table, each table the same one statement as the client-side frame in
 -- frames/data_maintenance.cpp (see there for the why of each change). The caller runs it
--- READ COMMITTED (§4.0, L1) and passes the current time as p_now. The spec defines no status
--- codes: a key that finds no row, or a table name that is none of the twelve, changes nothing
--- and gives status 0.
+-- READ COMMITTED (L1, clause 7.4.1.3) and passes the current time as p_now. The spec defines no
+-- status codes: a key that finds no row, or a table name that is none of the twelve, changes
+-- nothing and gives status 0.
 CREATE OR REPLACE FUNCTION bb_data_maintenance(
     p_table_name text, p_acct_id bigint, p_c_id bigint, p_co_id bigint, p_symbol text,
     p_day_of_month integer, p_vol_incr integer, p_tx_id text, p_now timestamp,

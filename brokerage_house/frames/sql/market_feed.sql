@@ -1,8 +1,8 @@
--- Market-Feed (reference §4.3, spec clause 3.3.3), server-side: frame 1 as one function over
+-- Market-Feed (clause 3.3.3), server-side: frame 1 as one function over
 -- the whole batch, the same two statements per ticker entry as the client-side frame in
 -- frames/market_feed.cpp (see there for the why). Read-write; the caller runs it REPEATABLE
--- READ (§4.0, L2). A negative harness status raises SQLSTATE BB001 so that the transaction
--- rolls back and the caller sees only the status.
+-- READ (L2, clause 7.4.1.3). A negative harness status raises SQLSTATE BB001 so that the
+-- transaction rolls back and the caller sees only the status.
 --
 -- The entries come as parallel arrays, already in the order the caller applies them (symbol
 -- order, the feed's order for repeats of a symbol). The triggered orders come back as parallel

@@ -1,7 +1,7 @@
--- Market-Watch (reference §4.4, spec clause 3.3.4), server-side: frame 1 as one function, the
+-- Market-Watch (clause 3.3.4), server-side: frame 1 as one function, the
 -- same three statements as the client-side frame in frames/market_watch.cpp (see there for the
 -- why: the symbols without a DAILY_MARKET row, a symbol on two watch lists). Read-only; the
--- caller runs it READ COMMITTED (§4.0, L1).
+-- caller runs it READ COMMITTED (L1, clause 7.4.1.3).
 --
 -- The harness check -411 (acct_id, cust_id and industry_name all empty) stays with the caller,
 -- which refuses such an input before any database work in both modes.

@@ -1,7 +1,7 @@
--- Security-Detail (reference §4.5, spec clause 3.3.5), server-side: frame 1 as one function, the
+-- Security-Detail (clause 3.3.5), server-side: frame 1 as one function, the
 -- same statements as the client-side frame in frames/security_detail.cpp (see there for the why:
--- the orders of the lists, DM_DATE >= start_day for §7 quirk 4). Read-only; the caller runs it
--- READ COMMITTED (§4.0, L1).
+-- the orders of the lists, DM_DATE >= start_day for a weekend start_day). Read-only; the caller
+-- runs it READ COMMITTED (L1, clause 7.4.1.3).
 --
 -- p_max_rows is max_rows_to_return as the caller clamped it to the protocol's limit. Each list
 -- comes back as parallel arrays in the order of its statement: array_agg keeps the order of the

@@ -1,4 +1,4 @@
--- Trade-Cleanup (reference §4.12, spec clause 3.3.12), server-side: the one frame as one
+-- Trade-Cleanup (clause 3.3.12), server-side: the one frame as one
 -- function, the same two statements as the client-side frame in frames/trade_cleanup.cpp (see
 -- there for the why). The caller runs it READ COMMITTED and passes the current time as p_now.
 -- The pending status is not an input here, as it is not in the client-side frame: a pending

@@ -1,8 +1,8 @@
--- Trade-Lookup (reference §4.6, spec clause 3.3.6), server-side: the four mutually exclusive
+-- Trade-Lookup (clause 3.3.6), server-side: the four mutually exclusive
 -- frames as one function, p_frame choosing which runs, each the same statement as the
 -- client-side frame in frames/trade_lookup.cpp (see there for the why: the column layout, the
--- order, the harness checks). Read-only; the caller runs it READ COMMITTED (§4.0, L1) and has
--- already refused a frame outside 1..4, clamped max_trades to the protocol's 20 (p_row_limit)
+-- order, the harness checks). Read-only; the caller runs it READ COMMITTED (L1, clause 7.4.1.3) and
+-- has already refused a frame outside 1..4, clamped max_trades to the protocol's 20 (p_row_limit)
 -- and cut frame 1's id list to it.
 --
 -- Frames 1-3 return the trade-information layout of frames/trade_info.h as 21 parallel arrays

@@ -1,9 +1,9 @@
--- Trade-Order (reference §4.7, spec clause 3.3.7), server-side: frames 1 to 4 as one function,
+-- Trade-Order (clause 3.3.7), server-side: frames 1 to 4 as one function,
 -- the same statements and the same harness decisions as the client-side frames in
 -- frames/trade_order.cpp (see there for the why). Read-write; the caller runs it REPEATABLE
--- READ (§4.0, L2) and ends it with COMMIT (frame 6) or, when roll_it_back is set, ROLLBACK
--- (frame 5): the outputs come back either way. A negative harness status raises SQLSTATE BB001
--- so that the transaction rolls back and the caller sees only the status.
+-- READ (L2, clause 7.4.1.3) and ends it with COMMIT (frame 6) or, when roll_it_back is set,
+-- ROLLBACK (frame 5): the outputs come back either way. A negative harness status raises SQLSTATE
+-- BB001 so that the transaction rolls back and the caller sees only the status.
 --
 -- Money is numeric here where the client counts integer cents: every sum and product is exact,
 -- and each value the client rounds (tax, commission) is rounded to cents half away from zero,

@@ -1,7 +1,7 @@
--- Trade-Result (reference §4.8, spec clause 3.3.8), server-side: frames 1 to 6 as one function,
+-- Trade-Result (clause 3.3.8), server-side: frames 1 to 6 as one function,
 -- the same statements and the same harness decisions as the client-side frames in
 -- frames/trade_result.cpp (see there for the why). Read-write; the caller runs it SERIALIZABLE
--- (§4.0, L3) and retries it on serialization failures. A negative harness status raises
+-- (L3, clause 7.4.1.3) and retries it on serialization failures. A negative harness status raises
 -- SQLSTATE BB001 so that the transaction rolls back and the caller sees only the status.
 --
 -- Money is numeric here where the client counts integer cents: every sum and product is exact,

@@ -1,6 +1,6 @@
--- Trade-Status (reference §4.9, spec clause 3.3.9), server-side: frame 1 as one function, the
+-- Trade-Status (clause 3.3.9), server-side: frame 1 as one function, the
 -- same two statements as the client-side frame in frames/trade_status.cpp (see there for the
--- why). Read-only; the caller runs it READ COMMITTED (§4.0, L1).
+-- why). Read-only; the caller runs it READ COMMITTED (L1, clause 7.4.1.3).
 --
 -- Lists come back as parallel arrays in the order of the frame's ORDER BY: array_agg keeps the
 -- order of the sorted subquery it reads.

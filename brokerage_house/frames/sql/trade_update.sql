@@ -1,9 +1,9 @@
--- Trade-Update (reference §4.10, spec clause 3.3.10), server-side: the three mutually exclusive
+-- Trade-Update (clause 3.3.10), server-side: the three mutually exclusive
 -- frames as one function, p_frame choosing which runs, each the same UPDATE and then the same
 -- select of the trade information as the client-side frame in frames/trade_update.cpp (see
--- there for the why: which rows each UPDATE picks, the toggles, the harness checks, §7 quirk 3).
--- The caller runs it REPEATABLE READ (§4.0, L2) and has already refused a frame outside 1..3,
--- clamped max_trades to the protocol's 20 (p_row_limit), max_updates to 0 or more
+-- there for the why: which rows each UPDATE picks, the toggles, the harness checks, its warning
+-- number). The caller runs it REPEATABLE READ (L2, clause 7.4.1.3) and has already refused a frame
+-- outside 1..3, clamped max_trades to the protocol's 20 (p_row_limit), max_updates to 0 or more
 -- (p_update_limit) and cut frame 1's id list to p_row_limit.
 --
 -- The trade information comes back as in sql/trade_lookup.sql: the 21 columns of the layout of
@@ -194,7 +194,8 @@ BEGIN
         AS r(k, t_id, ca_id, exec_name, is_cash, is_mrkt, bid_price, trade_price, qty, dts,
              tt_id, s_name, tt_name, se_amt, se_cash_due_date, se_cash_type, ct_amt, ct_dts,
              ct_name, th_dts, th_st_id);
-    -- Harness checks (§7 quirk 3: +1032 is the warning, as the clause 3.3.10.5 harness has it).
+    -- Harness checks (+1032 is the warning, as the clause 3.3.10.5 harness has it; the table of
+    -- clause 3.2.1.8 says +1031).
     IF v_num_found > p_max_trades THEN
       status := -1031;
     ELSIF num_updated = 0 THEN

@@ -4,8 +4,7 @@ package BrokerBench::Analysis;
 # the database, system and market emulator figures, and the time series the plots draw.
 # Everything in the hash except the `_series` key is plain data and goes into results.json.
 #
-# Clause numbers are those of the TPC-E specification v1.14.0; "ref §" points to our summary
-# of it, spec/TPCE-REFERENCE.md.
+# Clause numbers are those of the TPC-E specification v1.14.0.
 use strict;
 use warnings;
 use Exporter 'import';
@@ -567,7 +566,7 @@ sub transaction_stats {
     }
   }
   # Mix percentages over the valid transactions of the ten mix types in the MI, computed to
-  # 4 decimals and shown to 3 (clause 6.3.2, ref §5.2).
+  # 4 decimals and shown to 3 (clause 6.3.2).
   for my $code (@MIX_CODES) {
     my $t = $types{$code};
     $t->{mix_pct} = $mix_total ? sprintf('%.4f', 100 * $t->{count} / $mix_total) + 0 : undef;
@@ -602,7 +601,7 @@ sub cdf_points {
   return \@pts;
 }
 
-# --- throughput (clauses 6.6.8, 6.7; ref §5.9) -------------------------------------------
+# --- throughput (clauses 6.6.8, 6.7) -------------------------------------------
 
 sub throughput {
   my ($r) = @_;
@@ -658,7 +657,7 @@ sub throughput {
   }
 }
 
-# --- steady throughput (clause 6.6.3; ref §5.8) -----------------------------------------
+# --- steady throughput (clause 6.6.3) -----------------------------------------
 
 # The spec checks 1-hour windows sliding by 10 minutes (within 2 %) and 10-minute windows
 # sliding by 1 minute (within 20 %) against the reported throughput; an MI of 2 hours or more
@@ -906,7 +905,7 @@ sub fmt_pct {
   return sprintf('%.1f %%', $p);
 }
 
-# --- Data-Maintenance (clause 6.3.3; ref §5.6) ------------------------------------------
+# --- Data-Maintenance (clause 6.3.3) ------------------------------------------
 
 # Every DM that starts inside the MI is checked (including one that runs past the MI's end):
 # consecutive starts 58..62 s apart, the first no later than 62 s after the MI start and the
@@ -984,7 +983,7 @@ sub widened_range {
   return (max(0, 100 * $p - $w), min(100, 100 * $p + $w), $three_sd);
 }
 
-# The CE asks for a roll-back with probability 1/101 (ref §5.3); clause 6.4.1 wants the share
+# The CE asks for a roll-back with probability 1/101; clause 6.4.1 wants the share
 # of roll-backs among the valid Trade-Orders of the MI within 0.94-1.04 %. An MI of 2 hours or
 # more is judged by that range as written. A shorter MI widens it as the mix ranges are widened
 # (mix_and_response_checks): to its middle +- max(the spec's half-width, 3 binomial standard
@@ -1119,7 +1118,7 @@ sub mix_and_response_checks {
   }
 }
 
-# --- input variants (clause 6.4.1; ref §5.3) -----------------------------------------------
+# --- input variants (clause 6.4.1) -----------------------------------------------
 
 # The share of each input variant among its type's valid transactions in the MI (the rows the
 # mix counts) whose row logged its inputs (mix log v2; v1 rows have none and are left out).
@@ -1224,7 +1223,7 @@ sub compliance {
   } elsif ($s->{scale_factor} != $SCALE_FACTOR) {
     push @why, "scale_factor = $s->{scale_factor}, not the 500 of clause 2.6.1.4";
   }
-  # Clause 5.8.2 (reference §3.1): the run-time generators seed from the time of day; a fixed
+  # Clause 5.8.2: the run-time generators seed from the time of day; a fixed
   # seed replays a run for engineering. Runs from before seed_source was written say nothing.
   if (($s->{seed_source} // '') eq 'fixed') {
     push @why, 'fixed seed (--seed ' . ($s->{seed} // '?') . '): clause 5.8.2 wants the '

@@ -14,8 +14,8 @@ package BrokerBench::Reconcile;
 # in flight, answered other than ok, not sent by the stop), pending at the end
 # (pending-trades.csv) or, a limit order whose limit the curve reached, triggered: its end in
 # the market emulator is a trigger entry in the ticker, and the Brokerage House sends it back
-# as a second order with the same trade id, which then ends as one of the others (reference
-# §5.5). Re-sent Trade-Results keep a row per attempt; only the last can be ok.
+# as a second order with the same trade id, which then ends as one of the others (as EGen's
+# market emulator does). Re-sent Trade-Results keep a row per attempt; only the last can be ok.
 #
 # An emulator that never reached its end (killed, died) wrote no such line: what it had in
 # hand then is unknown from it. That is said, with what is known: the rows it wrote, the last

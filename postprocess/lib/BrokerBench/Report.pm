@@ -262,7 +262,7 @@ sub reconciliation_section {
                         . '(Trade-Result answered ok), failed (failed-trades.csv), held at its '
                         . 'end (pending-trades.csv) and, limit orders whose limit the price '
                         . 'curve reached, triggered into the ticker: the Brokerage House sends '
-                        . 'each back as a second order, counted again (reference §5.5).' },
+                        . 'each back as a second order, counted again.' },
   ] };
 }
 

@@ -1,6 +1,6 @@
 package BrokerBench::Spec;
 # The TPC-E rules the report judges a run by, as data. Clause numbers are those of the TPC-E
-# specification v1.14.0; "ref §" points to /work/shared/spec/TPCE-REFERENCE.md, our summary.
+# specification v1.14.0.
 #
 # The constants the programs share (mix ranges, response-time limits, input-variant ranges,
 # the roll-back, Data-Maintenance, sizing and throughput rules) are defined once, in C++
@@ -26,12 +26,12 @@ our @EXPORT_OK = qw(
   $NOT_COMPARABLE
 );
 
-# The ten types of the transaction mix (clause 6.3.1, ref §5.2), then Data-Maintenance and
+# The ten types of the transaction mix (clause 6.3.1), then Data-Maintenance and
 # Trade-Cleanup, which are not part of the mix.
 our @MIX_CODES = qw(BV CP MF MW SD TL TO TR TS TU);
 our @ALL_CODES = (@MIX_CODES, qw(DM TC));
 # Who sends what: the customer emulator drives eight mix types plus DM and TC; the market
-# emulator drives Trade-Result and Market-Feed (ref §5.1).
+# emulator drives Trade-Result and Market-Feed.
 our @CE_CODES  = qw(BV CP MW SD TL TO TS TU DM TC);
 our @MEE_CODES = qw(MF TR);
 
@@ -54,11 +54,11 @@ our %NAME = (
   TU => 'Trade-Update',    DM => 'Data-Maintenance',  TC => 'Trade-Cleanup',
 );
 
-# Required mix ranges in percent, inclusive (clause 6.3.1, ref §5.2).
+# Required mix ranges in percent, inclusive (clause 6.3.1).
 our %MIX_RANGE = %{ $SPEC->{mix_range_pct} };
 
 # 90th-percentile response-time limits in seconds; the average must not exceed them either
-# (clause 6.5.1, ref §5.7).
+# (clause 6.5.1).
 our %RT_LIMIT = %{ $SPEC->{response_time_limit_s} };
 
 # Outcomes of the mix log (postprocess/MIXLOG.md), in the writer's order.
@@ -73,18 +73,18 @@ our %IS_VALID = map { $_ => 1 } @VALID_OUTCOMES;
 our %IS_ERROR = map { $_ => 1 } @ERROR_OUTCOMES;
 
 # Data-Maintenance: one every 60 s, consecutive ones 58..62 s apart, each done in 55 s
-# (clause 6.3.3, ref §5.6).
+# (clause 6.3.3).
 our $DM_GAP_MIN_S = $SPEC->{dm_gap_min_s};
 our $DM_GAP_MAX_S = $SPEC->{dm_gap_max_s};
 our $DM_MAX_S     = $SPEC->{dm_max_s};
 
-# Trade-Order's roll_it_back is drawn as 1 in 101 (ref §5.3), and its share of the
+# Trade-Order's roll_it_back is drawn as 1 in 101, and its share of the
 # Trade-Orders in the MI must lie in this range, in percent, inclusive (clause 6.4.1).
 our $TO_ROLLBACK_P = 1 / $SPEC->{rollback_one_in};
 our @TO_ROLLBACK_RANGE = @{ $SPEC->{rollback_range_pct} };
 
 # Input variants with a required share of their type's transactions, in percent, inclusive
-# (clause 6.4.1, ref §5.3): [code, token in the mix log's inputs column (MIXLOG.md), what it
+# (clause 6.4.1): [code, token in the mix log's inputs column (MIXLOG.md), what it
 # stands for, low, high]. The target is the middle of the range. Trade-Order's roll_it_back
 # (token rb) is judged apart, from the outcome ($TO_ROLLBACK_P).
 our @INPUT_VARIANTS = @{ $SPEC->{input_variants} };
@@ -104,18 +104,18 @@ for my $code (keys %INPUT_CHOICES) {
 }
 $INPUT_TOKENS{TO}{rb} = 1;
 
-# Run structure and sizing (clauses 6.6.1, 2.6.1.2, 2.6.1.4, 2.6.1.5; ref §2.1, §5.8).
+# Run structure and sizing (clauses 6.6.1, 2.6.1.2, 2.6.1.4, 2.6.1.5).
 our $MI_MIN_S           = $SPEC->{mi_min_s};
 our $MIN_CUSTOMERS      = $SPEC->{min_customers};
 our $SCALE_FACTOR       = $SPEC->{scale_factor};
 our $INITIAL_TRADE_DAYS = $SPEC->{initial_trade_days};
 
 # Reported throughput: 80..100 % of nominal reports the measured figure, 100..102 % reports
-# the nominal one, anything else is invalid (clauses 6.6.8, 6.7; ref §5.9).
+# the nominal one, anything else is invalid (clauses 6.6.8, 6.7).
 our $TRTPS_LOW  = $SPEC->{reported_low};
 our $TRTPS_HIGH = $SPEC->{reported_high};
 
-# Sustainable throughput (clause 6.6.3, ref §5.8): 1-hour windows sliding by 10 minutes
+# Sustainable throughput (clause 6.6.3): 1-hour windows sliding by 10 minutes
 # within 2 %, 10-minute windows sliding by 1 minute within 20 % of the reported throughput.
 our $STEADY_LONG_WINDOW_S  = 3600;
 our $STEADY_LONG_SLIDE_S   = 600;
