@@ -67,7 +67,8 @@ our %OUTCOME_INDEX = map { $OUTCOMES[$_] => $_ } 0 .. $#OUTCOMES;
 # Valid transactions: the ones the spec counts in the mix and the response times (clause
 # 6.3.2); Trade-Order's intended roll-back is a valid transaction.
 our @VALID_OUTCOMES = qw(ok rollback warning);
-# Errors: the harness or the network failed. Never a rollback (DESIGN.md, "never conflate").
+# Errors: the harness or the network failed. Never a rollback (docs/ARCHITECTURE.md, "never
+# conflate").
 our @ERROR_OUTCOMES = qw(retry_exhausted db_error net_error timeout);
 our %IS_VALID = map { $_ => 1 } @VALID_OUTCOMES;
 our %IS_ERROR = map { $_ => 1 } @ERROR_OUTCOMES;
