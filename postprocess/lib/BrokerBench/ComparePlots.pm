@@ -68,7 +68,7 @@ sub render {
 
 # Trade-Results per second of each run, in buckets of the shortest interval the comparison
 # cuts the runs into (10, 30 or 60 s; they divide a minute, so each run's buckets line up with
-# its MI start: Analysis.pm's per-second counts start a whole number of minutes before it).
+# its MI start: Transactions.pm's per-second counts start a whole number of minutes before it).
 sub plot_trtps {
   my ($ctx, $name) = @_;
   my @runs = grep { %{ $_->{r}{_series}{tr_sec} // {} } } @{ $ctx->{runs} };

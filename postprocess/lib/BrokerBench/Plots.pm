@@ -95,7 +95,7 @@ sub write_plots {
   );
   for my $p (@PLOTS) {
     my $name = $p->[0];
-    # No origin: no MI and no known time range of the run (Analysis.pm, run_range).
+    # No origin: no MI and no known time range of the run (Inputs.pm, run_range).
     my $res = !defined $ser->{origin_us} && $name ne 'rt-distribution'
       ? { status => 'skipped', note => "no time axis: the run's time range is unknown" }
       : eval { $make{$name}->($ctx, $name) };
@@ -427,7 +427,7 @@ sub plot_rt_over_time {
   return render($ctx, $name, $gp);
 }
 
-# A panel per host of columns of its sysstat.csv samples (Analysis.pm, system_stats: the
+# A panel per host of columns of its sysstat.csv samples (System.pm, system_stats: the
 # time, then the columns in its order), each [index, title, divisor].
 sub sys_plot {
   my ($ctx, $name, $title, $ylabel, $cols) = @_;

@@ -13,6 +13,7 @@ use Text::Wrap ();
 use BrokerBench::Spec qw(@MIX_CODES @ALL_CODES %NAME @ERROR_OUTCOMES);
 use BrokerBench::Plots qw(@PLOTS);
 use BrokerBench::Analysis ();
+use BrokerBench::Format qw(utc_time);
 use BrokerBench::Cpu qw(%CPU_GROUP_NAME);
 
 our @EXPORT_OK = qw(write_atomic build_sections render_text render_html write_reports json_data
@@ -328,7 +329,7 @@ sub interval_section {
                ? "$rr->{start_utc} to $rr->{end_utc}: $rr->{from}; a row or marker outside it "
                  . 'is an input problem and left out'
                : 'unknown: ' . ($rr->{why} // 'no mix log')];
-  my @rows = map { [$_->{file}, map { BrokerBench::Analysis::utc_time($_) }
+  my @rows = map { [$_->{file}, map { utc_time($_) }
                                   @$_{qw(start_us stop_us first_row_us)}] } @{ $mi->{ce_logs} };
   my @blocks = ({ t => 'kv', rows => \@kv });
   push @blocks, { t => 'table', head => ['Customer emulator log', 'START (or fallback)',
@@ -768,7 +769,7 @@ my %PENDING_TEXT = (
   'in its completion delay' => 'orders within their completion delay (at most 5 s)',
 );
 
-# Pending orders and failed trades at the end of the run (Analysis::end_of_run_trades).
+# Pending orders and failed trades at the end of the run (MarketEmulator.pm, end_of_run_trades).
 sub end_of_run_blocks {
   my ($m, $rec) = @_;
   my ($p, $f) = ($m->{pending_trades}, $m->{failed_trades});
