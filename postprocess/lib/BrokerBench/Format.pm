@@ -1,14 +1,16 @@
 package BrokerBench::Format;
 # Numbers and times as the post-processor reads and writes them: times in microseconds as UTC
 # text, run.conf's UTC times back to microseconds, the reported throughput's truncation, the
-# test for a finite number, and the seconds and percentages the verdict's texts show.
+# test for a finite number, the seconds and percentages the verdict's texts show, and the
+# report's small formatters.
 use strict;
 use warnings;
 use Exporter 'import';
 use POSIX qw(floor strftime);
 use Time::Local qw(timegm);
 
-our @EXPORT_OK = qw(utc_time utc_us floor2 is_number fmt_s fmt_pct);
+our @EXPORT_OK = qw(utc_time utc_us floor2 is_number fmt_s fmt_pct f3 f1 pct unknown duration
+                    plural);
 
 my $US = 1_000_000;
 
@@ -55,5 +57,28 @@ sub fmt_pct {
   return sprintf('%.0f %%', $p) if abs($p - int($p + 0.5)) < 0.05;
   return sprintf('%.1f %%', $p);
 }
+
+# --- small formatters ----------------------------------------------------------------------
+
+sub f3 { defined $_[0] ? sprintf('%.3f', $_[0]) : '-' }
+sub f1 { defined $_[0] ? sprintf('%.1f', $_[0]) : '-' }
+sub pct { defined $_[0] ? sprintf('%.1f %%', $_[0]) : '-' }
+sub unknown { !defined $_[0] ? 'unknown' : $_[0] eq '' ? '(empty)' : $_[0] }
+
+sub duration {
+  my ($s) = @_;
+  return 'unknown' unless defined $s;
+  my $txt = sprintf('%.1f s', $s);
+  if ($s >= 60) {
+    my $h = floor($s / 3600);
+    my $m = floor(($s - 3600 * $h) / 60);
+    my $r = $s - 3600 * $h - 60 * $m;
+    $txt .= $h ? sprintf(' (%d h %02d min %02.0f s)', $h, $m, $r)
+               : sprintf(' (%d min %02.0f s)', $m, $r);
+  }
+  return $txt;
+}
+
+sub plural { my ($n, $w) = @_; return "$n $w" . ($n == 1 ? '' : 's') }
 
 1;
