@@ -9,7 +9,7 @@ use Exporter 'import';
 use File::Path qw(make_path);
 use List::Util qw(max min);
 use BrokerBench::Spec qw(@MIX_CODES %NAME);
-use BrokerBench::Stats qw(nearest_rank);
+use BrokerBench::Stats qw(summary);
 use BrokerBench::Cpu qw(@CPU_GROUPS %CPU_GROUP_NAME);
 use BrokerBench::Gnuplot qw(terminal gp_quote gp_head render write_file);
 
@@ -321,11 +321,10 @@ sub plot_rt_over_time {
     $text .= "# $c $NAME{$c}: x (bucket middle), then the 50th and 90th percentiles and the "
              . "maximum (ms) of the valid transactions started in each $w s bucket\n";
     for my $k (sort { $a <=> $b } keys %{ $ser->{rt}{$c} }) {
-      my @s = sort { $a <=> $b } @{ $ser->{rt}{$c}{$k} };
-      $top{$c} = max($top{$c} // 0, $s[-1]);
+      my $f = summary($ser->{rt}{$c}{$k});
+      $top{$c} = max($top{$c} // 0, $f->{max});
       $text .= join(' ', x_of($ctx, $ser->{base_us} + ($k + 0.5) * $w * $US),
-                    map { sprintf('%.3f', $_ / 1000) } nearest_rank(\@s, 50),
-                                                       nearest_rank(\@s, 90), $s[-1]) . "\n";
+                    map { sprintf('%.3f', $_ / 1000) } @$f{qw(p50 p90 max)}) . "\n";
     }
     $text .= "\n\n";
   }
@@ -495,8 +494,7 @@ sub plot_mee_wait {
   my (%st, %ks);
   for my $c (@codes) {
     while (my ($k, $list) = each %{ $ser->{wait}{$c} }) {
-      my @s = sort { $a <=> $b } @$list;
-      $st{$c}{$k} = [map { $_ / 1000 } nearest_rank(\@s, 50), nearest_rank(\@s, 90), $s[-1]];
+      $st{$c}{$k} = [map { $_ / 1000 } @{ summary($list) }{qw(p50 p90 max)}];
       $ks{$k} = 1;
     }
   }

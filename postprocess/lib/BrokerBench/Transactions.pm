@@ -10,7 +10,7 @@ use List::Util qw(max min sum0);
 use POSIX qw(ceil);
 use BrokerBench::Spec qw(@MIX_CODES @ALL_CODES %NAME %MIX_RANGE %RT_LIMIT @OUTCOMES
                          @ERROR_OUTCOMES);
-use BrokerBench::Stats qw(nearest_rank mean);
+use BrokerBench::Stats qw(summary_sorted);
 use BrokerBench::MixLog qw(B_START B_RESP B_OUTCOME B_RETRIES);
 use BrokerBench::Result qw(mi_ok $LAST_VALID);
 
@@ -150,9 +150,10 @@ sub transaction_stats {
 # response times in microseconds. The 90th percentile and the average are judged (clause 6.5.1).
 sub response_times_ms {
   my ($sorted) = @_;
-  my %f = (min => $sorted->[0], avg => mean($sorted), max => $sorted->[-1],
-           map { ("p$_" => nearest_rank($sorted, $_)) } 50, 90, 95, 99);
-  return map { ("response_time_${_}_ms" => defined $f{$_} ? $f{$_} / 1000 : undef) } keys %f;
+  my $f = summary_sorted($sorted);
+  $f->{avg} = $f->{mean};
+  return map { ("response_time_${_}_ms" => defined $f->{$_} ? $f->{$_} / 1000 : undef) }
+    qw(min avg p50 p90 p95 p99 max);
 }
 
 # At most ~1000 points of the empirical distribution: (seconds, fraction <= it).
