@@ -40,7 +40,6 @@ use BrokerBench::Statements qw(statement_stats);
 
 our @EXPORT_OK = qw(analyze);
 
-
 # Problems listed per file; the rest are counted. Keeps a report of a badly broken log short.
 our $MAX_PROBLEMS_PER_FILE = 50;
 
