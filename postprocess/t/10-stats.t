@@ -4,7 +4,8 @@ use warnings;
 use FindBin;
 use lib "$FindBin::RealBin/../lib";
 use Test::More;
-use BrokerBench::Stats qw(welch nearest_rank summary mean normal_upper_quantile t_upper_quantile);
+use BrokerBench::Stats qw(welch nearest_rank summary summary_sorted mean normal_upper_quantile
+                           t_upper_quantile);
 
 # 90th percentile of 1..10 is the ceil(0.9 x 10) = 9th smallest value.
 is(nearest_rank([1 .. 10], 90), 9, 'p90 of 1..10 is 9');
@@ -26,6 +27,12 @@ is($s->{n}, 10, 'summary counts');
 is($s->{p90}, 0.9, 'summary sorts before taking p90');
 is($s->{max}, 1.0, 'summary max');
 cmp_ok(abs($s->{mean} - 0.55), '<', 1e-12, 'summary mean');
+my $h = summary([reverse 1 .. 200]);
+is_deeply([@$h{qw(min p50 p90 p95 p99 max)}], [1, 100, 180, 190, 198, 200],
+          'summary: min, the 50th, 90th, 95th, 99th percentiles by nearest rank, max');
+is_deeply(summary_sorted([1 .. 200]), $h, 'summary_sorted of the sorted list: the same');
+is_deeply(summary([]), { n => 0, map { $_ => undef } qw(mean min p50 p90 p95 p99 max) },
+          'summary of nothing: every figure undef');
 is(mean([]), undef, 'mean of nothing is undef');
 
 # Upper quantiles against printed tables: the normal's 1.95996 (2.5 %) and 3.09023 (0.1 %);

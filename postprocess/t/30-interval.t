@@ -111,7 +111,7 @@ subtest 'no Trade-Results log: TRTPS n/a' => sub {
   like($r->{trtps}{headline}, qr/\ATRTPS: n\/a \(no readable market emulator mix log/, 'n/a, and why');
 };
 
-# The run's time range (Analysis.pm, run_range): every row and marker must lie in it.
+# The run's time range (Inputs.pm, run_range): every row and marker must lie in it.
 subtest "the run's time range: run.conf's times, widened" => sub {
   my $d = tmpdir();
   write_conf($d, customers => 1000, scale_factor => 500, ramp_up_s => 10,

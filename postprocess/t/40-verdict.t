@@ -5,7 +5,7 @@ use FindBin;
 use lib "$FindBin::RealBin/../lib", "$FindBin::RealBin/lib";
 use Test::More;
 use BBTest qw(row marker write_log write_file write_conf tmpdir valid_run analyze_dir T0 DECK);
-use BrokerBench::Report ();
+use BrokerBench::ReportRun ();
 
 my $S = 1_000_000;
 
@@ -140,10 +140,10 @@ subtest 'response-time limits' => sub {
   is($rt[0]{text}, 'Trade-Status: 90th percentile 1.500 s and average 1.500 s over the 1 s limit',
      'the reason names the figures');
   is($r->{transactions}{TS}{response_time_ok}, 0, 'TS flagged');
-  like(BrokerBench::Report::transactions_text($r),
+  like(BrokerBench::ReportRun::transactions_text($r),
        qr/^  Trade-Status\s+TS\s+190\s+1500\.0\s+1500\.0\*\s+1500\.0\s+1500\.0\*\s+1500\.0\s+1500\.0\s+1500\.0\s+1000$/m,
        'the table marks the judged figures, average and p90, in milliseconds');
-  like(BrokerBench::Report::transactions_text($r), qr/^  Trade-Order\s+TO\s+101(?:\s+1500\.0 ){7}\s+2000$/m,
+  like(BrokerBench::ReportRun::transactions_text($r), qr/^  Trade-Order\s+TO\s+101(?:\s+1500\.0 ){7}\s+2000$/m,
        'and not those of a type within its limit');
 };
 

@@ -1,4 +1,4 @@
-# The steadiness rule of a short run (clause 6.6.3 scaled; Analysis.pm, steadiness) on
+# The steadiness rule of a short run (clause 6.6.3 scaled; Throughput.pm, steadiness) on
 # simulated runs: its error rate on steady runs whose Trade-Results come in bunches, and what
 # it catches. The simulations are seeded, so the test is deterministic.
 use strict;
@@ -7,7 +7,8 @@ use FindBin;
 use lib "$FindBin::RealBin/../lib", "$FindBin::RealBin/lib";
 use List::Util qw(sum0 min max);
 use Test::More;
-use BrokerBench::Analysis;
+use BrokerBench::Throughput qw(steadiness);
+use BrokerBench::Format qw(floor2);
 
 my $US = 1_000_000;
 my $T0 = 1_763_726_400 * $US;
@@ -54,9 +55,9 @@ sub judge {
   my $measured = @$ends / $mi_s;
   my $r = { mi => { start_us => $T0, end_us => $T0 + $mi_s * $US, seconds => $mi_s },
             trtps => { measured_tpse => $measured,
-                       reported_tpse => BrokerBench::Analysis::floor2($measured) },
+                       reported_tpse => floor2($measured) },
             _tr_end => $ends, reasons => [], notes => [] };
-  BrokerBench::Analysis::steadiness($r);
+  steadiness($r);
   return $r;
 }
 

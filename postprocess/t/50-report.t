@@ -6,8 +6,10 @@ use FindBin;
 use lib "$FindBin::RealBin/../lib", "$FindBin::RealBin/lib";
 use Test::More;
 use BBTest qw(row marker write_log write_file tmpdir valid_run run_report read_json analyze_dir T0);
-use BrokerBench::Plots qw(png_ok write_plots);
-use BrokerBench::Report qw(write_reports write_atomic);
+use BrokerBench::Plots qw(write_plots);
+use BrokerBench::Gnuplot qw(png_ok);
+use BrokerBench::Report qw(write_reports);
+use BrokerBench::Render qw(write_atomic);
 use BrokerBench::Spec ();
 
 my $S = 1_000_000;

@@ -6,7 +6,7 @@ use FindBin;
 use lib "$FindBin::RealBin/../lib", "$FindBin::RealBin/lib";
 use Test::More;
 use BBTest qw(write_file tmpdir valid_run run_report T0);
-use BrokerBench::Plots qw(png_ok);
+use BrokerBench::Gnuplot qw(png_ok);
 use MIME::Base64 qw(encode_base64 decode_base64);
 
 my ($chromium) = grep { -x } map { "$_/chromium" } split /:/, $ENV{PATH} // '';

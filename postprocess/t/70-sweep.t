@@ -5,7 +5,7 @@ use FindBin;
 use lib "$FindBin::RealBin/../lib", "$FindBin::RealBin/lib";
 use Test::More;
 use BBTest qw(row write_file tmpdir valid_run run_report T0);
-use BrokerBench::Plots qw(png_ok);
+use BrokerBench::Gnuplot qw(png_ok);
 
 my $sweep = tmpdir();
 my @lines;

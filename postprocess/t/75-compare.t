@@ -9,7 +9,7 @@ use Test::More;
 use BBTest qw(stream_run valid_run write_file write_log row marker tmpdir run_report read_json
               slurp T0);
 use BrokerBench::Compare qw(load_run compare_runs);
-use BrokerBench::Plots qw(png_ok);
+use BrokerBench::Gnuplot qw(png_ok);
 
 my @MIX = qw(BV CP MF MW SD TL TO TR TS TU);
 

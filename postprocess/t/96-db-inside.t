@@ -7,7 +7,7 @@ use FindBin;
 use lib "$FindBin::RealBin/../lib", "$FindBin::RealBin/lib";
 use Test::More;
 use BBTest qw(write_file tmpdir valid_run run_report read_json analyze_dir slurp);
-use BrokerBench::Plots qw(png_ok);
+use BrokerBench::Gnuplot qw(png_ok);
 
 my $S = 1_000_000;
 

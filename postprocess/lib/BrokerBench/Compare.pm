@@ -13,7 +13,7 @@ package BrokerBench::Compare;
 #   orders), so they are not independent: resampling rows would take a run's slow minute for
 #   chance spread over the run and call ordinary run-to-run noise "worse". Means over whole
 #   intervals of 30 s or more are close to independent (a burst of limit orders lasts up to
-#   about 15 s, see Analysis.pm's steadiness) and, by the central limit theorem, close to normal.
+#   about 15 s, see Throughput.pm's steadiness) and, by the central limit theorem, close to normal.
 # - Welch's t interval over those means: no assumption that the two runs are equally noisy, exact
 #   arithmetic, no resampling (so nothing random: the same inputs give the same verdicts).
 # - The 90th percentile through the share of rows slower than the base's 90th percentile, not
@@ -399,7 +399,7 @@ my @DB_DELTA_ORDER = qw(xact_commit xact_rollback blks_read blks_hit deadlocks t
 my %DB_NAME = (hit_ratio_pct => 'buffer hit ratio (%)', block_writes => 'block writes',
                read_write_ratio => 'read:write blocks (x:1)');
 
-# Every figure of the report's database section (Analysis.pm, database): the pg_stat_database
+# Every figure of the report's database section (Database.pm, database): the pg_stat_database
 # changes, then every other number it gives (hit ratio, block writes, read:write, and whatever
 # it gains), each with its value in every run: [{ name, values => [...], changes => [...] }].
 sub database_rows {

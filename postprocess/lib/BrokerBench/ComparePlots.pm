@@ -1,15 +1,15 @@
 package BrokerBench::ComparePlots;
 # The plots of a comparison, each run drawn over the others: TRTPS over time from each run's
 # measurement interval start, and each type's response-time distribution. As for the report
-# (Plots.pm, whose gnuplot runner this uses), each plot is a data file and a gnuplot script in
-# OUT/plots/data/, so a user can re-plot by hand, and the PNG lands in OUT/plots/.
+# (Plots.pm; both run gnuplot through Gnuplot.pm), each plot is a data file and a gnuplot
+# script in OUT/plots/data/, so a user can re-plot by hand, and the PNG lands in OUT/plots/.
 use strict;
 use warnings;
 use Exporter 'import';
 use File::Path qw(make_path);
 use List::Util qw(max min);
 use POSIX qw(ceil floor);
-use BrokerBench::Plots qw(png_ok);
+use BrokerBench::Gnuplot qw(terminal gp_quote gp_head render write_file);
 use BrokerBench::Spec qw(@MIX_CODES %NAME);
 
 our @EXPORT_OK = qw(write_compare_plots);
@@ -28,7 +28,7 @@ sub write_compare_plots {
              qw(trtps rt-distribution) };
   }
   my $ctx = { runs => $runs, out => $out, data => $data, gnuplot => $o{gnuplot} // 'gnuplot' };
-  $ctx->{term} = BrokerBench::Plots::terminal($ctx->{gnuplot});
+  $ctx->{term} = terminal($ctx->{gnuplot});
   for my $p (['trtps', \&plot_trtps], ['rt-distribution', \&plot_rt_distribution]) {
     my ($name, $make) = @$p;
     unlink "$out/plots/$name.png", "$data/$name.gp", "$data/$name.dat";
@@ -38,37 +38,9 @@ sub write_compare_plots {
   return \%res;
 }
 
-sub write_file {
-  my ($path, $text) = @_;
-  open my $fh, '>', $path or die "cannot write $path: $!\n";
-  print {$fh} $text;
-  close $fh or die "cannot write $path: $!\n";
-}
-
-sub head {
-  my ($ctx, $name, $title, $size) = @_;
-  my $font = $ctx->{term} eq 'pngcairo' ? " font ',10'" : '';
-  return "# $title\n# Re-plot by hand: cd plots/data && gnuplot $name.gp\n"
-    . "set terminal $ctx->{term} size $size noenhanced$font\n"
-    . "set output '../$name.png'\n"
-    . 'set title ' . BrokerBench::Plots::gp_quote($title) . "\nset grid\n";
-}
-
-sub render {
-  my ($ctx, $name, $gp) = @_;
-  write_file("$ctx->{data}/$name.gp", $gp);
-  my ($rc, $out) = BrokerBench::Plots::run_gnuplot($ctx->{gnuplot}, $ctx->{data}, ["$name.gp"]);
-  my $res = { file => "plots/$name.png", script => "plots/data/$name.gp" };
-  return { %$res, status => 'failed', note => 'gnuplot exited with ' . $rc . ': '
-                                              . substr($out =~ s/\s+/ /gr, 0, 300) } if $rc;
-  return { %$res, status => 'failed', note => 'gnuplot wrote no valid PNG' }
-    unless png_ok("$ctx->{out}/plots/$name.png");
-  return { %$res, status => 'written' };
-}
-
 # Trade-Results per second of each run, in buckets of the shortest interval the comparison
 # cuts the runs into (10, 30 or 60 s; they divide a minute, so each run's buckets line up with
-# its MI start: Analysis.pm's per-second counts start a whole number of minutes before it).
+# its MI start: Transactions.pm's per-second counts start a whole number of minutes before it).
 sub plot_trtps {
   my ($ctx, $name) = @_;
   my @runs = grep { %{ $_->{r}{_series}{tr_sec} // {} } } @{ $ctx->{runs} };
@@ -98,15 +70,15 @@ sub plot_trtps {
     $text .= "# $run->{label}: x (from its MI start), Trade-Results per second over $w s\n"
              . join('', @pts) . "\n\n";
     push @curves, "'$name.dat' index $i using 1:2 with linespoints pt 7 ps 0.5 lw 2 title "
-                  . BrokerBench::Plots::gp_quote($run->{label});
+                  . gp_quote($run->{label});
     $i++;
   }
   return { status => 'skipped', note => "every run is shorter than a $w s bucket" } unless @curves;
   write_file("$ctx->{data}/$name.dat", $text);
   my $mi = $ctx->{runs}[0]{r}{mi}{seconds} / $unit;
-  my $gp = head($ctx, $name, "Trade-Results per second ($w s buckets)", '1000,560')
-    . "set key outside right top\n"
-    . 'set xlabel ' . BrokerBench::Plots::gp_quote('time from the start of each run\'s '
+  my $gp = gp_head($ctx, $name, "Trade-Results per second ($w s buckets)", size => '1000,560',
+                   key => 'outside right top')
+    . 'set xlabel ' . gp_quote('time from the start of each run\'s '
                                                     . 'measurement interval'
                                                     . ($unit == 60 ? ' (min)' : ' (s)')) . "\n"
     . "set ylabel 'Trade-Results per second'\nset yrange [0:*]\n"
@@ -136,16 +108,16 @@ sub plot_rt_distribution {
                . join('', map { sprintf("%.6f %.6f\n", max($_->[0], 1e-6), $_->[1]) } @$pts)
                . "\n\n";
       push @curves, "'$name.dat' index $index using 1:2 with steps lw 2 title "
-                    . BrokerBench::Plots::gp_quote($run->{label});
+                    . gp_quote($run->{label});
       $index++;
     }
-    push @panels, 'set title ' . BrokerBench::Plots::gp_quote("$c $NAME{$c}") . "\n"
+    push @panels, 'set title ' . gp_quote("$c $NAME{$c}") . "\n"
                   . 'plot ' . join(", \\\n     ", @curves) . "\n";
   }
   write_file("$ctx->{data}/$name.dat", $text);
   my $rows = ceil(@codes / 3);
-  my $gp = head($ctx, $name, 'Response-time distribution in the MI (cumulative)',
-                '1200,' . (40 + 300 * $rows))
+  my $gp = gp_head($ctx, $name, 'Response-time distribution in the MI (cumulative)',
+                   size => '1200,' . (40 + 300 * $rows))
     . "set logscale x\nset xlabel 'response time (s, log scale)'\n"
     . "set ylabel 'fraction'\nset yrange [0:1.02]\nset key bottom right\n"
     . "set arrow 1 from graph 0, first 0.9 to graph 1, first 0.9 nohead dt 3\n"

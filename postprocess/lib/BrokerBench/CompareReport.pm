@@ -1,12 +1,12 @@
 package BrokerBench::CompareReport;
 # Writes compare.txt, compare.html and compare.json from a comparison (Compare.pm). The text
-# and the HTML are rendered by Report.pm from one list of sections, as the report is, so they
+# and the HTML are rendered by Render.pm from one list of sections, as the report is, so they
 # say the same thing; the HTML has the plots inline.
 use strict;
 use warnings;
 use Exporter 'import';
 use JSON::PP ();
-use BrokerBench::Report qw(render_text render_html write_atomic);
+use BrokerBench::Render qw(render_text render_html write_atomic);
 
 our @EXPORT_OK = qw(write_compare build_sections headline_lines);
 

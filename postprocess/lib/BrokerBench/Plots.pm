@@ -9,10 +9,11 @@ use Exporter 'import';
 use File::Path qw(make_path);
 use List::Util qw(max min);
 use BrokerBench::Spec qw(@MIX_CODES %NAME);
-use BrokerBench::Stats qw(nearest_rank);
+use BrokerBench::Stats qw(summary);
 use BrokerBench::Cpu qw(@CPU_GROUPS %CPU_GROUP_NAME);
+use BrokerBench::Gnuplot qw(terminal gp_quote gp_head render write_file);
 
-our @EXPORT_OK = qw(write_plots png_ok @PLOTS);
+our @EXPORT_OK = qw(write_plots @PLOTS);
 
 # Plot names in report order, with what each shows.
 our @PLOTS = (
@@ -29,22 +30,10 @@ our @PLOTS = (
   ['mee-wait',        'How long Trade-Results and Market-Feeds waited in the market emulator'],
 );
 
-our $GNUPLOT_TIMEOUT_S = 60;
-
 my $US = 1_000_000;
 
 my @PALETTE = ('#1f77b4', '#ff7f0e', '#2ca02c', '#d62728', '#9467bd', '#8c564b', '#e377c2',
                '#7f7f7f', '#bcbd22', '#17becf');
-
-# png_ok($path) -> true when the file exists, is not empty and starts with the PNG signature.
-sub png_ok {
-  my ($path) = @_;
-  return 0 unless -s $path;
-  open my $fh, '<:raw', $path or return 0;
-  my $n = read $fh, my $sig, 8;
-  close $fh;
-  return $n == 8 && $sig eq "\x89PNG\r\n\x1a\n";
-}
 
 # write_plots($result, gnuplot => 'gnuplot') -> { name => { status => written|skipped|failed,
 # file, note } }.
@@ -68,6 +57,7 @@ sub write_plots {
   my $ctx = {
     r       => $r,
     data    => $data,
+    out     => $r->{results_dir},
     ser     => $ser,
     gnuplot => $gnuplot,
     term    => terminal($gnuplot),
@@ -95,7 +85,7 @@ sub write_plots {
   );
   for my $p (@PLOTS) {
     my $name = $p->[0];
-    # No origin: no MI and no known time range of the run (Analysis.pm, run_range).
+    # No origin: no MI and no known time range of the run (Inputs.pm, run_range).
     my $res = !defined $ser->{origin_us} && $name ne 'rt-distribution'
       ? { status => 'skipped', note => "no time axis: the run's time range is unknown" }
       : eval { $make{$name}->($ctx, $name) };
@@ -106,58 +96,13 @@ sub write_plots {
   return \%out;
 }
 
-# The PNG terminal: pngcairo when this gnuplot has it, else the libgd png terminal.
-sub terminal {
-  my ($gnuplot) = @_;
-  my ($rc) = run_gnuplot($gnuplot, '.', ['-e', 'set terminal pngcairo']);
-  return $rc == 0 ? 'pngcairo' : 'png';
-}
-
-# Runs gnuplot with the arguments in $dir, under the timeout; returns ($exit_code, $output).
-sub run_gnuplot {
-  my ($gnuplot, $dir, $args) = @_;
-  my $pid = open(my $ph, '-|');
-  return (127, "cannot fork: $!") unless defined $pid;
-  if (!$pid) {
-    open STDERR, '>&', \*STDOUT;
-    chdir $dir or do { print "cannot cd to $dir: $!\n"; exit 127 };
-    exec('timeout', $GNUPLOT_TIMEOUT_S, $gnuplot, @$args)
-      or do { print "cannot run timeout $gnuplot: $!\n"; exit 127 };
-  }
-  local $/;
-  my $text = <$ph> // '';
-  close $ph;
-  my $rc = $? == -1 ? 127 : ($? & 127 ? 128 + ($? & 127) : $? >> 8);
-  return ($rc, $text);
-}
-
-sub write_file {
-  my ($path, $text) = @_;
-  open my $fh, '>', $path or die "cannot write $path: $!\n";
-  print {$fh} $text;
-  close $fh or die "cannot write $path: $!\n";
-}
-
-sub gp_quote {
-  my ($s) = @_;
-  $s =~ s/'/''/g;
-  return "'$s'";
-}
-
-# The common head of every script. Options: size ('W,H'), key (gnuplot's key position),
-# panels (a multiplot: no title here, gp_panels sets it).
-sub gp_head {
+# The head of every report script: Gnuplot.pm's, with the key (outside right top unless given)
+# and the report's colours. Options as gp_head's.
+sub report_head {
   my ($ctx, $name, $title, %o) = @_;
-  my $size = $o{size} // '1000,560';
-  my $font = $ctx->{term} eq 'pngcairo' ? " font ',10'" : '';
-  my $gp = "# $title\n# Re-plot by hand: cd plots/data && gnuplot $name.gp\n"
-    . "set terminal $ctx->{term} size $size noenhanced$font\n"
-    . "set output '../$name.png'\n"
-    . ($o{panels} ? '' : 'set title ' . gp_quote($title) . "\n")
-    . "set grid\nset key " . ($o{key} // 'outside right top') . "\n"
+  return gp_head($ctx, $name, $title, %o, key => $o{key} // 'outside right top')
     . "# Ten distinguishable colours, one per transaction type.\n"
     . join('', map { "set linetype " . ($_ + 1) . " lc rgb '$PALETTE[$_]'\n" } 0 .. $#PALETTE);
-  return $gp;
 }
 
 # Small multiples: one panel per item (a transaction type, a host) in a multiplot of $cols
@@ -167,8 +112,8 @@ sub gp_panels {
   my ($ctx, $name, $title, $items, $label, $panel, %o) = @_;
   my $cols = @$items > 1 ? 2 : 1;
   my $rows = int((@$items + $cols - 1) / $cols);
-  my $gp = gp_head($ctx, $name, $title, panels => 1, key => $o{key} // 'off',
-                   size => '1000,' . (40 + ($o{row_height} // 270) * $rows))
+  my $gp = report_head($ctx, $name, $title, panels => 1, key => $o{key} // 'off',
+                       size => '1000,' . (40 + ($o{row_height} // 270) * $rows))
     . ($o{setup} // '')
     . "set multiplot layout $rows,$cols title " . gp_quote($title) . "\n";
   for my $i (0 .. $#$items) {
@@ -209,27 +154,6 @@ sub gp_time_axis {
 sub x_of {
   my ($ctx, $us) = @_;
   return sprintf('%.3f', ($us - $ctx->{ser}{origin_us}) / $US / $ctx->{unit});
-}
-
-# Runs one script and checks its PNG.
-sub render {
-  my ($ctx, $name, $gp, $note) = @_;
-  write_file("$ctx->{data}/$name.gp", $gp);
-  my $png = "$ctx->{r}{results_dir}/plots/$name.png";
-  my ($rc, $out) = run_gnuplot($ctx->{gnuplot}, $ctx->{data}, ["$name.gp"]);
-  my $res = { file => "plots/$name.png", script => "plots/data/$name.gp" };
-  $res->{note} = $note if $note;
-  if ($rc == 124) {
-    return { %$res, status => 'failed',
-             note => "gnuplot did not finish within $GNUPLOT_TIMEOUT_S s" };
-  }
-  if ($rc != 0) {
-    my $msg = $out =~ s/\s+/ /gr;
-    $msg = substr($msg, 0, 300) . '...' if length $msg > 300;
-    return { %$res, status => 'failed', note => "gnuplot exited with $rc: $msg" };
-  }
-  return { %$res, status => 'failed', note => "gnuplot wrote no valid PNG" } unless png_ok($png);
-  return { %$res, status => 'written' };
 }
 
 # Rate per bucket: count / the part of the bucket that lies inside the data span; buckets
@@ -280,9 +204,9 @@ sub plot_trtps {
                   . gp_quote($w == 60 ? 'per-minute average' : 'per-10-second average');
   }
   return { status => 'skipped', note => 'the run is shorter than half a bucket' } unless @curves;
-  my $gp = gp_head($ctx, $name, 'Trade-Result throughput (TRTPS): the metric, its bounds and '
-                                . 'its steadiness', key => 'below left maxrows 3',
-                   size => '1000,600')
+  my $gp = report_head($ctx, $name, 'Trade-Result throughput (TRTPS): the metric, its bounds and '
+                                    . 'its steadiness', key => 'below left maxrows 3',
+                       size => '1000,600')
     . "# Room below the x label for the key.\nset bmargin 8\n" . gp_time_axis($ctx)
     . "set ylabel 'Trade-Results per second'\nset yrange [0:*]\n";
   my $tp = $r->{trtps};
@@ -397,11 +321,10 @@ sub plot_rt_over_time {
     $text .= "# $c $NAME{$c}: x (bucket middle), then the 50th and 90th percentiles and the "
              . "maximum (ms) of the valid transactions started in each $w s bucket\n";
     for my $k (sort { $a <=> $b } keys %{ $ser->{rt}{$c} }) {
-      my @s = sort { $a <=> $b } @{ $ser->{rt}{$c}{$k} };
-      $top{$c} = max($top{$c} // 0, $s[-1]);
+      my $f = summary($ser->{rt}{$c}{$k});
+      $top{$c} = max($top{$c} // 0, $f->{max});
       $text .= join(' ', x_of($ctx, $ser->{base_us} + ($k + 0.5) * $w * $US),
-                    map { sprintf('%.3f', $_ / 1000) } nearest_rank(\@s, 50),
-                                                       nearest_rank(\@s, 90), $s[-1]) . "\n";
+                    map { sprintf('%.3f', $_ / 1000) } @$f{qw(p50 p90 max)}) . "\n";
     }
     $text .= "\n\n";
   }
@@ -427,7 +350,7 @@ sub plot_rt_over_time {
   return render($ctx, $name, $gp);
 }
 
-# A panel per host of columns of its sysstat.csv samples (Analysis.pm, system_stats: the
+# A panel per host of columns of its sysstat.csv samples (System.pm, system_stats: the
 # time, then the columns in its order), each [index, title, divisor].
 sub sys_plot {
   my ($ctx, $name, $title, $ylabel, $cols) = @_;
@@ -499,7 +422,7 @@ sub plot_cpu_processes {
     }
   }
   write_file("$ctx->{data}/$name.dat", $text);
-  my $gp = gp_head($ctx, $name, 'Where the CPU went (1 s samples, stacked)')
+  my $gp = report_head($ctx, $name, 'Where the CPU went (1 s samples, stacked)')
     . gp_time_axis($ctx) . "set ylabel 'cores'\nset yrange [0:*]\n"
     . 'plot ' . join(", \\\n     ", @curves) . "\n";
   return render($ctx, $name, $gp);
@@ -537,8 +460,8 @@ sub plot_db_waits {
   }
   write_file("$ctx->{data}/$name.dat", $text);
   my $bucket_s = $ctx->{ser}{bucket_s} // 10;
-  my $gp = gp_head($ctx, $name, "Where the database waited ($bucket_s s averages of 1 s samples, "
-                                . 'stacked)')
+  my $gp = report_head($ctx, $name, "Where the database waited ($bucket_s s averages of 1 s "
+                                    . 'samples, stacked)')
     . gp_time_axis($ctx) . "set ylabel 'active backends'\nset yrange [0:*]\n"
     . 'plot ' . join(", \\\n     ", @curves) . "\n";
   return render($ctx, $name, $gp);
@@ -571,8 +494,7 @@ sub plot_mee_wait {
   my (%st, %ks);
   for my $c (@codes) {
     while (my ($k, $list) = each %{ $ser->{wait}{$c} }) {
-      my @s = sort { $a <=> $b } @$list;
-      $st{$c}{$k} = [map { $_ / 1000 } nearest_rank(\@s, 50), nearest_rank(\@s, 90), $s[-1]];
+      $st{$c}{$k} = [map { $_ / 1000 } @{ summary($list) }{qw(p50 p90 max)}];
       $ks{$k} = 1;
     }
   }
@@ -585,7 +507,7 @@ sub plot_mee_wait {
                   @codes) . "\n";
   }
   write_file("$ctx->{data}/$name.dat", $text);
-  my $gp = gp_head($ctx, $name, "Market emulator: wait between due and sent ($w s buckets)")
+  my $gp = report_head($ctx, $name, "Market emulator: wait between due and sent ($w s buckets)")
     . gp_time_axis($ctx) . "set ylabel 'wait (ms)'\n";
   my @curves;
   my $col = 2;

@@ -125,7 +125,7 @@ our $STEADY_SHORT_WINDOW_S = 600;
 our $STEADY_SHORT_SLIDE_S  = 60;
 our $STEADY_SHORT_TOL      = 0.20;
 # Our own rule for an MI shorter than 2 hours, which the spec has none for (see
-# Analysis.pm, steadiness): the windows scaled down to no less than this, each judged against
+# Throughput.pm, steadiness): the windows scaled down to no less than this, each judged against
 # the noise of a steady run's count so that a steady run fails by chance with at most
 # $STEADY_FALSE_ALARM probability over all its windows; the noise (dispersion) measured over
 # buckets of this length.

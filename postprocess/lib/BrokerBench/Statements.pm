@@ -95,7 +95,9 @@ sub statement_stats {
   $st->{from} = $start->{time};
   $st->{to}   = $end->{time};
   my (@list, $total_ms, $calls);
-  for my $k (keys %{ $end->{rows} }) {
+  # In a fixed order: a sum of floating-point times in hash order differs in its last digits
+  # from one run of bb-report to the next.
+  for my $k (sort keys %{ $end->{rows} }) {
     my ($e, $s) = ($end->{rows}{$k}, $start->{rows}{$k});
     # An entry evicted and made anew in between counts from zero.
     $s = undef if $s && $e->{calls} < $s->{calls};

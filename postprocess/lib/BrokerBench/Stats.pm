@@ -1,14 +1,15 @@
 package BrokerBench::Stats;
 # Small statistics over numeric lists. Percentiles use the nearest-rank method: the p-th
-# percentile of n values is the ceil(p/100 * n)-th smallest of them (1-based).
+# percentile of n values is the ceil(p/100 * n)-th smallest of them (1-based). nearest_rank is
+# the post-processor's one percentile function, summary its one set of figures of a list.
 use strict;
 use warnings;
 use Exporter 'import';
 use List::Util qw(sum0 max min);
 use POSIX qw(erfc lgamma);
 
-our @EXPORT_OK = qw(nearest_rank mean summary normal_upper_quantile t_upper_quantile welch
-                    PERCENTILE_METHOD);
+our @EXPORT_OK = qw(nearest_rank mean summary summary_sorted normal_upper_quantile
+                    t_upper_quantile welch PERCENTILE_METHOD);
 
 use constant PERCENTILE_METHOD =>
   'nearest rank: the p-th percentile of n values is the ceil(p/100 x n)-th smallest value';
@@ -38,18 +39,18 @@ sub mean {
   return sum0(@$list) / scalar @$list;
 }
 
-# summary(\@values) -> { n, mean, p50, p90, max, min }; sorts a copy.
+# summary(\@values) -> { n, mean, min, p50, p90, p95, p99, max }, each undef (n 0) for an
+# empty list: what the report shows of a list of response times or waits. Sorts a copy.
 sub summary {
   my ($values) = @_;
-  my @s = sort { $a <=> $b } @$values;
-  return {
-    n    => scalar @s,
-    mean => mean(\@s),
-    min  => (@s ? $s[0] : undef),
-    p50  => nearest_rank(\@s, 50),
-    p90  => nearest_rank(\@s, 90),
-    max  => (@s ? $s[-1] : undef),
-  };
+  return summary_sorted([sort { $a <=> $b } @$values]);
+}
+
+# summary_sorted(\@sorted_ascending): summary of a list already sorted.
+sub summary_sorted {
+  my ($s) = @_;
+  return { n => scalar @$s, mean => mean($s), min => $s->[0], max => $s->[-1],
+           map { ("p$_" => nearest_rank($s, $_)) } 50, 90, 95, 99 };
 }
 
 # normal_upper_quantile($q) -> z such that a standard normal variable exceeds z with

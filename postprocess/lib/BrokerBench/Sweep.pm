@@ -10,7 +10,7 @@ use Exporter 'import';
 use File::Path qw(make_path);
 use File::Spec;
 use JSON::PP ();
-use BrokerBench::Plots qw(png_ok);
+use BrokerBench::Gnuplot qw(png_ok terminal run_gnuplot);
 use BrokerBench::Spec qw(@ALL_CODES @ERROR_OUTCOMES);
 
 our @EXPORT_OK = qw(sweep_report run_figures);
@@ -135,7 +135,7 @@ sub sweep_plot {
   # A tick at each run's users: whole numbers, never 1.5 users.
   my %users = map { $_->{users} => 1 } @pts;
   my $xtics = join(', ', sort { $a <=> $b } keys %users);
-  my $term = BrokerBench::Plots::terminal('gnuplot');
+  my $term = terminal('gnuplot');
   my $panel = "set lmargin 12\nset rmargin 22\n";
   write_text("$dir/plot-data/sweep.gp", join('',
     "# Re-plot by hand: cd plot-data && gnuplot sweep.gp\n",
@@ -161,7 +161,7 @@ sub sweep_plot {
     "     '' using 1:5 with linespoints pt 9 lw 2 lc rgb '#9467bd' title 'invalid', \\\n",
     "     '' using 1:6 with linespoints pt 5 lw 2 dt 2 lc rgb '#ff7f0e' title 'retries'\n",
     "unset multiplot\n"));
-  my ($rc, $out) = BrokerBench::Plots::run_gnuplot('gnuplot', "$dir/plot-data", ['sweep.gp']);
+  my ($rc, $out) = run_gnuplot('gnuplot', "$dir/plot-data", ['sweep.gp']);
   return (undef, "gnuplot exited with $rc: " . ($out =~ s/\s+/ /gr)) if $rc != 0;
   return (undef, 'gnuplot wrote no valid PNG') unless png_ok($png);
   return ($png);
