@@ -66,8 +66,6 @@ class FrameHeaderParser {
   }
 
   void Reset();
-  // Some header bytes are in (the header is incomplete or decided).
-  bool started() const { return filled_ > 0; }
   // The decoded fields, valid after kGood, and after kBad too (so an error reply can echo the
   // request id).
   const FrameHeader& header() const { return header_; }

@@ -59,6 +59,7 @@ class FrameStream {
   State Next() {
     if (!in_body_) {
       auto [state, next] = parser_.Parse(buffer_.data() + start_, buffer_.data() + end_);
+      header_started_ = header_started_ || next != buffer_.data() + start_;
       start_ = static_cast<size_t>(next - buffer_.data());
       if (state == FrameHeaderParser::State::kNeedMore) return State::kNeedMore;
       header_ = parser_.header();
@@ -72,12 +73,13 @@ class FrameStream {
     body_ = {buffer_.data() + start_, header_.body_length};
     start_ += header_.body_length;
     in_body_ = false;
+    header_started_ = false;
     parser_.Reset();
     return State::kFrame;
   }
 
   // Bytes received and not yet taken as part of a frame (a partial frame).
-  bool partial() const { return in_body_ || end_ > start_ || parser_.started(); }
+  bool partial() const { return in_body_ || header_started_ || end_ > start_; }
   const FrameHeader& header() const { return header_; }
   std::span<const uint8_t> body() const { return body_; }
   const Status& status() const { return status_; }
@@ -87,7 +89,8 @@ class FrameStream {
   size_t start_ = 0;  // first byte not yet taken
   size_t end_ = 0;    // one past the last received byte
   FrameHeaderParser parser_;
-  bool in_body_ = false;  // the header is parsed; its body is awaited
+  bool header_started_ = false;  // some of the next header is in the parser
+  bool in_body_ = false;         // the header is parsed; its body is awaited
   FrameHeader header_;
   std::span<const uint8_t> body_;
   Status status_;
