@@ -161,5 +161,3 @@ std::string Emulator::SummaryText() const {
 }
 
 }  // namespace bb::ce
-
-}  // namespace bb::ce
