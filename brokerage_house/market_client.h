@@ -1,16 +1,17 @@
 // MarketClient: sends trade requests to the market exchange emulator over a pool of
-// connections (DBT-5 used one socket and serialised everything behind it). Each connection
-// says hello with the run's sizing, then streams MarketTradeRequest frames; the emulator acks
-// each one. A request that cannot go out (no connection up, or a connection's queue full) is
-// counted and logged, and its trade stays pending for Trade-Cleanup (docs/ARCHITECTURE.md):
-// customer transactions never wait for the market.
+// connections (DBT-5 used one socket and serialised everything behind it). Each connection is
+// a net::Link (common/net/link.h): it says hello with the run's sizing, then streams
+// MarketTradeRequest frames, batched; the emulator acks each one. A request that cannot go out
+// (no connection up, or a connection with more than net::Link::kMaxUnsentBytes unsent) is
+// counted and logged, and its trade stays pending for Trade-Cleanup (docs/ARCHITECTURE.md): customer
+// transactions never wait for the market. A broken connection is retried every second; a
+// refused hello (the sizing differs) is not retried.
 //
-// Ownership: owned by the server; runs on the server's io_context. Thread-safety: Send from
-// any thread; the rest runs on the client's strand.
+// Ownership: owned by the server; runs on the server's io_context (one thread). Thread-safety:
+// Send and Stop from any thread; the rest runs on the I/O thread.
 #pragma once
 
 #include <chrono>
-#include <deque>
 #include <memory>
 #include <string>
 #include <vector>
@@ -20,14 +21,11 @@
 #include "common/protocol/transactions.h"
 #include "common/util/asio.h"
 #include "common/util/cli.h"
-#include "common/util/stream_socket.h"
 
 namespace bb::bh {
 
 class MarketClient {
  public:
-  static constexpr std::size_t kMaxQueuedPerConnection = 10000;
-
   MarketClient(asio::io_context& io, HostPort market, int connections,
                const ServerIdentity& identity, Stats& stats);
   ~MarketClient();
@@ -38,19 +36,18 @@ class MarketClient {
   void Stop();
 
  private:
-  struct Link;  // one connection
-  void Connect(Link& link);
-  void ReadAcks(Link& link);
-  void Write(Link& link);
-  void Drop(Link& link, const std::string& why);
+  class MarketLink;
+  struct Slot;  // one connection's place in the pool: its link and its retry timer
+  void Connect(Slot& slot);
+  void Dropped(Slot& slot, const Status& why, bool hello_failed);
   void Enqueue(protocol::MarketTradeRequest& request);
+  void WarnAtMostEvery10s(const std::string& what);
 
   asio::io_context& io_;
-  asio::strand<asio::io_context::executor_type> strand_;
   HostPort market_;
   const ServerIdentity& identity_;
   Stats& stats_;
-  std::vector<std::unique_ptr<Link>> links_;
+  std::vector<std::unique_ptr<Slot>> slots_;
   std::size_t next_ = 0;
   bool stopped_ = false;
   std::chrono::steady_clock::time_point last_warning_{};

@@ -133,7 +133,7 @@ void Server::BeginShutdown() {
     sink_->Stop();
     asio::post(io_, [this] {
       for (auto& weak : clients_) {
-        if (auto client = weak.lock()) client->Close();
+        if (auto client = weak.lock()) client->Stop();
       }
       if (market_) market_->Stop();
       WaitForClients(std::chrono::steady_clock::now() + std::chrono::seconds(10));

@@ -22,7 +22,8 @@
 #include "common/util/clock.h"
 #include "common/workload/market.h"
 #include "common/workload/random.h"
-#include "market_emulator/frame_stream.h"
+#include "common/net/link.h"
+#include "common/util/stream_socket.h"
 
 namespace {
 
@@ -115,27 +116,21 @@ class Load {
  public:
   explicit Load(const Options& o)
       : o_(o), market_(o.sizing), random_(o.seed), tick_(io_), next_trade_id_(o.first_trade_id) {
-    for (int i = 0; i < o.connections; ++i) links_.push_back(std::make_unique<Link>(io_));
   }
 
   Status Run() {
     bb::error_code ec;
     tcp::endpoint ep(bb::asio::ip::make_address(o_.mee.host, ec), o_.mee.port);
     if (ec) return Status::InvalidArgument(fmt::format("--mee {}: {}", o_.mee.host, ec.message()));
-    for (auto& l : links_) {
-      l->socket.connect(ep, ec);
+    for (int i = 0; i < o_.connections; ++i) {
+      bb::StreamSocket socket(io_);
+      socket.connect(bb::StreamProtocol::endpoint(ep), ec);
       if (ec) {
         return Status::Unavailable(
             fmt::format("--mee {}:{}: {}", o_.mee.host, o_.mee.port, ec.message()));
       }
-      l->socket.set_option(tcp::no_delay(true), ec);
-      pr::Writer w(l->pending);
-      (void)pr::EncodeFrame(pr::Hello{pr::kProtocolVersion, "bb-mee-load", o_.sizing.customers,
-                                      static_cast<int32_t>(o_.sizing.scale_factor),
-                                      static_cast<int32_t>(o_.sizing.initial_trade_days)},
-                            0, w);
-      Flush(*l);
-      Read(*l);
+      links_.push_back(std::make_shared<Link>(*this, std::move(socket)));
+      links_.back()->Connected();
     }
     start_ = Clock::now();
     Tick();
@@ -152,13 +147,36 @@ class Load {
   }
 
  private:
-  struct Link {
-    explicit Link(bb::asio::io_context& io) : socket(io) {}
-    tcp::socket socket;
-    bb::mee::FrameStream stream;
-    std::vector<uint8_t> pending, writing;
-    bool busy = false;
+  // One connection (common/net: it says hello with the sizing); acks and errors are counted.
+  class Link : public bb::net::Link {
+   public:
+    Link(Load& load, bb::StreamSocket socket)
+        : bb::net::Link(std::move(socket), load.Identity(), "market emulator"), load_(load) {}
+
+   private:
+    void OnFrame(const pr::FrameHeader& header, std::span<const uint8_t>) override {
+      switch (header.type) {
+        case pr::MessageType::kMarketTradeAck:
+          ++load_.acked_;
+          break;
+        case pr::MessageType::kErrorReply:
+          ++load_.refused_;
+          break;
+        default:
+          ++load_.other_;
+      }
+    }
+    void OnReadDone() override { load_.MaybeDone(); }
+    void OnClosed(const Status& why) override {
+      if (!load_.closed_) load_.Fail(why.message());
+    }
+    Load& load_;
   };
+
+  bb::net::Identity Identity() const {
+    return {"bb-mee-load", o_.sizing.customers, static_cast<int32_t>(o_.sizing.scale_factor),
+            static_cast<int32_t>(o_.sizing.initial_trade_days)};
+  }
 
   void Tick() {
     const auto now = Clock::now();
@@ -187,60 +205,14 @@ class Load {
       r.action = limit ? pr::MarketAction::kSetLimitTrigger : pr::MarketAction::kProcessOrder;
       r.price = random_.Int64Range(2000, 3000);
       r.sent_at = bb::WallMicros();
-      pr::Writer w(l.pending);
-      (void)pr::EncodeFrame(r, static_cast<uint64_t>(r.trade_id), w);
+      l.Append(r, static_cast<uint64_t>(r.trade_id));
       ++sent_;
     }
-    for (auto& l : links_) Flush(*l);
+    for (auto& l : links_) l->Flush();
     tick_.expires_at(now + std::chrono::milliseconds(1));
     tick_.async_wait([this](bb::error_code ec) {
       if (!ec) Tick();
     });
-  }
-
-  void Flush(Link& l) {
-    if (l.busy || l.pending.empty()) return;
-    l.busy = true;
-    std::swap(l.pending, l.writing);
-    l.pending.clear();
-    bb::asio::async_write(l.socket, bb::asio::buffer(l.writing),
-                          [this, &l](bb::error_code ec, size_t) {
-                            l.busy = false;
-                            if (ec) return Fail("send: " + ec.message());
-                            Flush(l);
-                          });
-  }
-
-  void Read(Link& l) {
-    auto space = l.stream.space();
-    l.socket.async_read_some(
-        bb::asio::buffer(space.data(), space.size()), [this, &l](bb::error_code ec, size_t n) {
-          if (ec) {
-            if (!closed_) Fail("read: " + ec.message());
-            return;
-          }
-          l.stream.Commit(n);
-          while (l.stream.Next() == bb::mee::FrameStream::State::kFrame) {
-            switch (l.stream.header().type) {
-              case pr::MessageType::kHelloReply: {
-                pr::HelloReply reply;
-                if (!pr::Decode(l.stream.body(), reply).ok() || !reply.accepted)
-                  return Fail("hello refused: " + reply.reason);
-                break;
-              }
-              case pr::MessageType::kMarketTradeAck:
-                ++acked_;
-                break;
-              case pr::MessageType::kErrorReply:
-                ++refused_;
-                break;
-              default:
-                ++other_;
-            }
-          }
-          MaybeDone();
-          if (!closed_) Read(l);
-        });
   }
 
   void MaybeDone() {
@@ -255,10 +227,7 @@ class Load {
     closed_ = true;
     if (sent_end_ == Clock::time_point{}) sent_end_ = Clock::now();
     tick_.cancel();
-    for (auto& l : links_) {
-      bb::error_code ec;
-      l->socket.close(ec);
-    }
+    for (auto& l : links_) l->Close();
   }
 
   Options o_;
@@ -266,7 +235,7 @@ class Load {
   bb::workload::Market market_;
   bb::workload::Random random_;
   bb::asio::steady_timer tick_;
-  std::vector<std::unique_ptr<Link>> links_;
+  std::vector<std::shared_ptr<Link>> links_;
   int64_t next_trade_id_;
   int64_t sent_ = 0, acked_ = 0, refused_ = 0, other_ = 0;
   Clock::time_point start_, sent_end_;
