@@ -103,8 +103,8 @@ void Emulator::Impl::StartUsers() {
   const int64_t now = MonotonicMicros();
   // Users start within the ramp-up's first minute (user_start_spread); the rest of it runs at
   // full load, so that the pending limit orders (each waits up to 15 min for its price,
-  // market_emulator/trading_floor.h) near their steady level before the measurement interval: a backlog still
-  // growing in it holds back Trade-Results, which the mix and TRTPS would show.
+  // market_emulator/trading_floor.h) near their steady level before the measurement interval:
+  // a backlog still growing in it holds back Trade-Results, which the mix and TRTPS would show.
   const auto ramp_up = std::chrono::duration_cast<std::chrono::microseconds>(options_.ramp_up);
   const int64_t spread_us = std::min<int64_t>(
       ramp_up.count(),
@@ -241,8 +241,8 @@ void Emulator::Impl::SendDataMaintenance() {
       c->Commit(dm_slot());
     }
   }
-  // A steady 60 s period from the first one: the interval between DMs stays 60 s (58-62 s, clause 6.3.3)
-  // however long each takes.
+  // A steady 60 s period from the first one: the interval between DMs stays 60 s (58-62 s,
+  // clause 6.3.3) however long each takes.
   dm_due_us_ += std::chrono::duration_cast<std::chrono::microseconds>(options_.dm_interval).count();
   dm_timer_.expires_at(SteadyAt(dm_due_us_));
   dm_timer_.async_wait([this](const error_code& ec) {
