@@ -1,8 +1,6 @@
 // bb-brokerage-house: the Brokerage House server. Options and wiring only; see server.h.
 #include <cstdlib>
-#include <cstring>
 #include <string>
-#include <string_view>
 #include <thread>
 
 #include <fmt/format.h>
@@ -13,7 +11,7 @@
 #include "brokerage_house/handler.h"
 #include "brokerage_house/server.h"
 #include "common/db/connection.h"
-#include "common/util/cli.h"
+#include "common/util/cli_app.h"
 #include "common/util/logging.h"
 #include "loader/check.h"
 
@@ -22,57 +20,15 @@ namespace {
 using bb::Result;
 using bb::Status;
 
-constexpr const char* kUsage = R"(Usage: bb-brokerage-house [options]
-
-The Brokerage House: serves the TPC-E transactions to customer and market emulators over
+constexpr const char* kAbout =
+    R"(The Brokerage House: serves the TPC-E transactions to customer and market emulators over
 TCP, running each as one database transaction on a pool of DB workers, and sends trade
 requests to the market emulator after Trade-Order and Market-Feed commit.
-
-  --listen HOST:PORT        address to serve (default 127.0.0.1:30000; loopback unless told),
-                            or unix:PATH, a Unix-domain socket (cheaper on one host)
-  --db CONNINFO             libpq connection string of a loaded database (PG* variables work)
-  --frames server|client    server (default): each transaction is one call of a PL/pgSQL
-                            function, installed in the database at start, one round trip;
-                            client: the frames' statements one by one from here
-  --no-db                   answer every request with a valid canned reply, no database (to
-                            measure the harness's own ceiling)
-  --workers N               database connections (default 2 x cores): with server-side
-                            frames the I/O thread drives them itself, with client-side frames
-                            each has a worker thread
-  --queue N                 requests that may wait for a worker before clients get
-                            "overloaded" (default 10000)
-  --market HOST:PORT        the market emulator (or unix:PATH); without it trade requests are
-                            counted as failed and trades stay pending
-  --market-connections N    connections to the market emulator (default 4)
-  --max-retries N           retries on serialization failure or deadlock (default 5)
-  --customers N, --scale-factor N, --initial-trade-days N
-                            the run's sizing, checked against every client's hello; with
-                            --db it is read from the database and these must agree
-  --summary-seconds N       period of the summary line in the log (default 10; 0: none)
-  --log-file FILE           log there too (default: stderr only)
-  --log-level LEVEL         trace, debug, info, warn, error (default info or SPDLOG_LEVEL)
-  --port-file FILE          write the bound port there once listening (for --listen ...:0)
-  --stats-file FILE         when stopped, write the totals per transaction type there (CSV:
-                            requests, outcomes, retries, server time, database round trips
-                            and statements)
-  -h, --help                this text
-
-Stops gracefully on SIGTERM or SIGINT: no new clients, queued requests served and answered.
-Exit status: 0 stopped, 1 failed (the message says why), 2 bad usage.
 )";
 
-// --listen HOST:0 asks for an ephemeral port, reported through --port-file (tests and bench
-// harness use it). ParseHostPort takes ports 1..65535 only, as every address we connect to
-// needs, so port 0 is recognised here; anything else gets ParseHostPort's message.
-Result<bb::HostPort> ParseListen(std::string_view option, std::string_view text) {
-  if (text.size() > 2 && text.ends_with(":0")) {
-    std::string with_port(text.substr(0, text.size() - 1));
-    with_port += '1';
-    auto hp = bb::ParseHostPort(option, with_port);
-    if (hp.ok()) return bb::HostPort{hp->host, 0};
-  }
-  return bb::ParseHostPort(option, text);
-}
+constexpr const char* kFooter =
+    R"(Stops gracefully on SIGTERM or SIGINT: no new clients, queued requests served and answered.
+Exit status: 0 stopped, 1 failed (the message says why), 2 bad usage.)";
 
 struct Options {
   bb::bh::ServerOptions server;
@@ -84,71 +40,92 @@ struct Options {
   std::string log_level;
 };
 
-Result<Options> Parse(int argc, char** argv) {
-  Options o;
-  o.server.workers = static_cast<int>(2 * std::max(1u, std::thread::hardware_concurrency()));
-  o.server.identity = {"bb-brokerage-house 0.1.0", 1000, 500, 10};
-  for (bb::Args args(argc, argv); args.Next();) {
-    const std::string& arg = args.option();
-    if (arg == "--listen" || arg == "--market") {
-      auto v = args.Value();
-      if (!v.ok()) return v.status();
-      auto hp = arg == "--listen" ? ParseListen(arg, *v) : bb::ParseHostPort(arg, *v);
-      if (!hp.ok()) return hp.status();
-      if (arg == "--listen") {
-        o.server.listen = *hp;
-      } else {
-        o.server.market = *hp;
-      }
-    } else if (arg == "--db" || arg == "--log-file" || arg == "--log-level" ||
-               arg == "--port-file" || arg == "--stats-file") {
-      auto v = args.Value();
-      if (!v.ok()) return v.status();
-      (arg == "--db"           ? o.conninfo
-       : arg == "--log-file"   ? o.log_file
-       : arg == "--log-level"  ? o.log_level
-       : arg == "--stats-file" ? o.server.stats_file
-                               : o.server.port_file) = *v;
-    } else if (arg == "--frames") {
-      auto v = args.Value();
-      if (!v.ok()) return v.status();
-      auto mode = bb::bh::ParseFrameMode(*v);
-      if (!mode.ok()) return mode.status();
-      o.frames.mode = *mode;
-    } else if (arg == "--no-db") {
-      o.no_db = true;
-    } else if (arg == "--workers" || arg == "--queue" || arg == "--market-connections" ||
-               arg == "--max-retries" || arg == "--summary-seconds") {
-      auto n = args.Number(arg == "--max-retries" || arg == "--summary-seconds" ? 0 : 1,
-                           arg == "--queue" ? 10'000'000 : 100'000);
-      if (!n.ok()) return n.status();
-      if (arg == "--workers") o.server.workers = static_cast<int>(*n);
-      if (arg == "--queue") o.server.queue_capacity = static_cast<std::size_t>(*n);
-      if (arg == "--market-connections") o.server.market_connections = static_cast<int>(*n);
-      if (arg == "--max-retries") o.frames.max_retries = static_cast<int>(*n);
-      if (arg == "--summary-seconds") o.server.summary_seconds = static_cast<int>(*n);
-    } else if (arg == "--customers" || arg == "--scale-factor" || arg == "--initial-trade-days") {
-      auto n = args.Number(1, arg == "--customers" ? 1'000'000'000 : 100'000);
-      if (!n.ok()) return n.status();
-      o.sizing_given = true;
-      auto& id = o.server.identity;
-      if (arg == "--customers") id.customers_total = *n;
-      if (arg == "--scale-factor") id.scale_factor = static_cast<int32_t>(*n);
-      if (arg == "--initial-trade-days") id.initial_trade_days = static_cast<int32_t>(*n);
-    } else {
-      return Status::InvalidArgument(fmt::format("unknown option '{}' (see --help)", arg));
+void DefineOptions(CLI::App& app, Options& o) {
+  namespace cli = bb::cli;
+  using cli::Range;
+  auto& s = o.server;
+  s.workers = static_cast<int>(2 * std::max(1u, std::thread::hardware_concurrency()));
+  s.identity = {"bb-brokerage-house 0.1.0", 1000, 500, 10};
+  cli::Configure(app);
+  app.footer(kFooter);
+  // --listen HOST:0 asks for an ephemeral port, reported through --port-file (tests and the
+  // bench harness use it).
+  cli::AddAddress(app, "--listen", s.listen,
+                  "address to serve (default 127.0.0.1:30000; loopback unless told),\n"
+                  "or unix:PATH, a Unix-domain socket (cheaper on one host)",
+                  /*listen=*/true);
+  app.add_option("--db", o.conninfo,
+                 "libpq connection string of a loaded database (PG* variables work)")
+      ->type_name("CONNINFO");
+  cli::AddParsed(app, "--frames", o.frames.mode, bb::bh::ParseFrameMode,
+                 "server (default): each transaction is one call of a PL/pgSQL\n"
+                 "function, installed in the database at start, one round trip;\n"
+                 "client: the frames' statements one by one from here")
+      ->type_name("server|client");
+  app.add_flag("--no-db", o.no_db,
+               "answer every request with a valid canned reply, no database (to\n"
+               "measure the harness's own ceiling)");
+  app.add_option("--workers", s.workers,
+                 "database connections (default 2 x cores): with server-side\n"
+                 "frames the I/O thread drives them itself, with client-side frames\n"
+                 "each has a worker thread")
+      ->check(Range(1, 100'000));
+  app.add_option("--queue", s.queue_capacity,
+                 "requests that may wait for a worker before clients get\n"
+                 "\"overloaded\" (default 10000)")
+      ->check(Range(1, 10'000'000));
+  cli::AddAddress(app, "--market", s.market,
+                  "the market emulator (or unix:PATH); without it trade requests are\n"
+                  "counted as failed and trades stay pending");
+  app.add_option("--market-connections", s.market_connections,
+                 "connections to the market emulator (default 4)")
+      ->check(Range(1, 100'000));
+  app.add_option("--max-retries", o.frames.max_retries,
+                 "retries on serialization failure or deadlock (default 5)")
+      ->check(Range(0, 100'000));
+  auto* customers = app.add_option("--customers", s.identity.customers_total,
+                                   "customers in the run's sizing, checked against every\n"
+                                   "client's hello (default 1000); with --db the sizing is read\n"
+                                   "from the database and the sizing options must agree")
+                        ->check(Range(1, 1'000'000'000));
+  auto* scale_factor =
+      app.add_option("--scale-factor", s.identity.scale_factor, "customers per tpsE (default 500)")
+          ->check(Range(1, 100'000));
+  auto* trade_days = app.add_option("--initial-trade-days", s.identity.initial_trade_days,
+                                    "business days of initial trades (default 10)")
+                         ->check(Range(1, 100'000));
+  app.add_option("--summary-seconds", s.summary_seconds,
+                 "period of the summary line in the log (default 10; 0: none)")
+      ->check(Range(0, 100'000));
+  app.add_option("--log-file", o.log_file, "log there too (default: stderr only)")
+      ->type_name("FILE");
+  app.add_option("--log-level", o.log_level,
+                 "trace, debug, info, warn, error (default info or SPDLOG_LEVEL)")
+      ->type_name("LEVEL");
+  app.add_option("--port-file", s.port_file,
+                 "write the bound port there once listening (for --listen ...:0)")
+      ->type_name("FILE");
+  app.add_option("--stats-file", s.stats_file,
+                 "when stopped, write the totals per transaction type there (CSV:\n"
+                 "requests, outcomes, retries, server time, database round trips\n"
+                 "and statements)")
+      ->type_name("FILE");
+  cli::CheckAfterParse(app, [&o, customers, scale_factor, trade_days] {
+    o.sizing_given = customers->count() + scale_factor->count() + trade_days->count() > 0;
+    if (o.no_db && !o.conninfo.empty()) {
+      return Status::InvalidArgument("--no-db and --db exclude each other");
     }
-  }
-  if (o.no_db && !o.conninfo.empty()) {
-    return Status::InvalidArgument("--no-db and --db exclude each other");
-  }
-  return o;
+    return Status::Ok();
+  });
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  Options o = bb::ParseCommandLine(argc, argv, "bb-brokerage-house", kUsage, Parse);
+  Options o;
+  CLI::App app(kAbout, "bb-brokerage-house");
+  DefineOptions(app, o);
+  bb::cli::ParseOrExit(app, argc, argv);
   // Its sessions carry its name in pg_stat_activity (unless PGAPPNAME gives another), so that a
   // user, or the fault matrix test, tells them from other clients'. Set before any thread starts.
   ::setenv("PGAPPNAME", "bb-brokerage-house", /*overwrite=*/0);

@@ -14,39 +14,26 @@
 #include "common/db/connection.h"
 #include "common/db/session.h"
 #include "common/util/cli.h"
+#include "common/util/cli_app.h"
 #include "loader/check.h"
 
 namespace {
 
-using bb::Result;
 using bb::Status;
 using bb::workload::TransactionType;
 namespace pr = bb::protocol;
 
-constexpr const char* kUsage = R"(Usage: bb-txn [options] (--all | CODE...)
-
-Runs TPC-E transactions with generated inputs (deterministic for a seed) directly against a
+constexpr const char* kAbout =
+    R"(Runs TPC-E transactions with generated inputs (deterministic for a seed) directly against a
 loaded database, one connection, and prints each input and output, or a line each, and a
 summary per transaction: outcomes, retries, latency (mean, 90th percentile, max), statements
 and round trips per transaction. It plays the market emulator too: every market order that
 Trade-Order or Market-Feed sends is completed at once by a Trade-Result.
-
-CODE: BV CP MF MW SD TL TO TR TS TU DM TC (Broker-Volume ... Trade-Cleanup). TR runs a market
-Trade-Order and completes it; DM walks the table rotation.
-  --all              every transaction, each --count times, then one Trade-Cleanup
-  --count N          how many of each (default 1)
-  --seed N           seed of the generated inputs (default 1)
-  --db CONNINFO      libpq connection string (PG* variables work)
-  --frames MODE      server (default: one PL/pgSQL function call per transaction, installed
-                     at start) or client (the frames' statements one by one)
-  --show / --brief   print every input and output / one line each (default: --show for
-                     up to 12 transactions)
-  --report FILE      also write the summary table there
-  -h, --help         this text
-
-Exit status: 0 when every transaction ended as intended (ok, a warning the spec allows, or
-Trade-Order's intended rollback), 1 otherwise or on failure, 2 bad usage.
 )";
+
+constexpr const char* kFooter =
+    R"(Exit status: 0 when every transaction ended as intended (ok, a warning the spec allows, or
+Trade-Order's intended rollback), 1 otherwise or on failure, 2 bad usage.)";
 
 struct Options {
   std::string conninfo;
@@ -59,47 +46,58 @@ struct Options {
   bb::bh::FrameMode frames = bb::bh::FrameMode::kServer;
 };
 
-Result<Options> Parse(int argc, char** argv) {
-  Options o;
-  for (bb::Args args(argc, argv); args.Next();) {
-    const std::string& arg = args.option();
-    if (arg == "--all") {
-      o.all = true;
-    } else if (arg == "--show" || arg == "--brief") {
-      o.show = arg == "--show" ? 1 : 0;
-    } else if (arg == "--count" || arg == "--seed") {
-      auto v = args.Value();
-      if (!v.ok()) return v.status();
-      auto n =
-          bb::ParseInt(arg, *v, arg == "--count" ? 1 : 0, arg == "--count" ? 1'000'000 : INT64_MAX);
-      if (!n.ok()) return n.status();
-      (arg == "--count" ? o.count : o.seed) = *n;
-    } else if (arg == "--frames") {
-      auto v = args.Value();
-      if (!v.ok()) return v.status();
-      auto mode = bb::bh::ParseFrameMode(*v);
-      if (!mode.ok()) return mode.status();
-      o.frames = *mode;
-    } else if (arg == "--db" || arg == "--report") {
-      auto v = args.Value();
-      if (!v.ok()) return v.status();
-      (arg == "--db" ? o.conninfo : o.report) = *v;
-    } else {
-      std::string code = arg;
-      std::transform(code.begin(), code.end(), code.begin(), ::toupper);
-      auto type = bb::workload::TransactionTypeFromCode(code);
-      if (!type) {
-        return Status::InvalidArgument(fmt::format(
-            "'{}' is not a transaction code (BV CP MF MW SD TL TO TR TS TU DM TC) or an option",
-            arg));
-      }
-      o.types.push_back(*type);
+// A transaction code, in either case; the option then holds it in upper case.
+CLI::Validator TransactionCode() {
+  return CLI::Validator(
+      [](std::string& code) {
+        const std::string given = code;
+        std::transform(code.begin(), code.end(), code.begin(), ::toupper);
+        if (bb::workload::TransactionTypeFromCode(code)) return std::string();
+        return fmt::format("'{}' is not a transaction code (BV CP MF MW SD TL TO TR TS TU DM TC)",
+                           given);
+      },
+      /*validator_desc=*/"");
+}
+
+void DefineOptions(CLI::App& app, Options& o) {
+  using bb::cli::Range;
+  bb::cli::Configure(app);
+  app.footer(kFooter);
+  app.add_option_function<std::vector<std::string>>(
+         "CODE",
+         [&o](const std::vector<std::string>& codes) {
+           for (const auto& code : codes) {
+             o.types.push_back(*bb::workload::TransactionTypeFromCode(code));
+           }
+         },
+         "BV CP MF MW SD TL TO TR TS TU DM TC (Broker-Volume ... Trade-Cleanup);\n"
+         "TR runs a market Trade-Order and completes it; DM walks the table\n"
+         "rotation")
+      ->type_name("")
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
+      ->transform(TransactionCode());
+  app.add_flag("--all", o.all, "every transaction, each --count times, then one Trade-Cleanup");
+  app.add_option("--count", o.count, "how many of each (default 1)")->check(Range(1, 1'000'000));
+  app.add_option("--seed", o.seed, "seed of the generated inputs (default 1)")
+      ->check(Range(0, INT64_MAX));
+  app.add_option("--db", o.conninfo, "libpq connection string (PG* variables work)")
+      ->type_name("CONNINFO");
+  bb::cli::AddParsed(app, "--frames", o.frames, bb::bh::ParseFrameMode,
+                     "server (default: one PL/pgSQL function call per transaction,\n"
+                     "installed at start) or client (the frames' statements one by one)")
+      ->type_name("MODE");
+  app.add_flag_callback(
+      "--show", [&o] { o.show = 1; },
+      "print every input and output (default for up to 12 transactions)");
+  app.add_flag_callback(
+      "--brief", [&o] { o.show = 0; }, "one line each (default for more)");
+  app.add_option("--report", o.report, "also write the summary table there")->type_name("FILE");
+  bb::cli::CheckAfterParse(app, [&o] {
+    if (o.all == !o.types.empty()) {
+      return Status::InvalidArgument("name transactions by code, or say --all (not both)");
     }
-  }
-  if (o.all == !o.types.empty()) {
-    return Status::InvalidArgument("name transactions by code, or say --all (not both)");
-  }
-  return o;
+    return Status::Ok();
+  });
 }
 
 struct Tally {
@@ -125,7 +123,10 @@ bool Intended(const bb::bh::TxnSample& s) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  Options o = bb::ParseCommandLine(argc, argv, "bb-txn", kUsage, Parse);
+  Options o;
+  CLI::App app(kAbout, "bb-txn");
+  DefineOptions(app, o);
+  bb::cli::ParseOrExit(app, argc, argv);
   if (o.all) {
     o.types = {TransactionType::kBrokerVolume,   TransactionType::kCustomerPosition,
                TransactionType::kMarketWatch,    TransactionType::kSecurityDetail,

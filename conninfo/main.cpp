@@ -9,36 +9,37 @@
 #include <fmt/format.h>
 
 #include "common/db/conninfo.h"
+#include "common/util/cli_app.h"
 
 namespace {
 
-constexpr const char* kUsage = R"(Usage: bb-conninfo redact|split <<<"CONNINFO"
-
-Reads one libpq connection string (key=value pairs or a postgresql:// URI) on stdin.
-
-  redact   print it as it may be shown or stored: password and sslpassword as ***
-  split    print it without its password, and on a second line the password, if it has one
-           (libpq takes a password that is not in the string from PGPASSWORD)
-
-Exit status: 0 ok, 2 bad usage, a string libpq cannot parse, or a password with a line break.
+constexpr const char* kAbout =
+    R"(Reads one libpq connection string (key=value pairs or a postgresql:// URI) on stdin:
+  bb-conninfo redact|split <<<"CONNINFO"
 )";
+
+constexpr const char* kFooter =
+    "Exit status: 0 ok, 2 bad usage, a string libpq cannot parse, or a password with a line "
+    "break.";
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  const std::string command = argc == 2 ? argv[1] : "";
-  if (command == "-h" || command == "--help") {
-    fmt::print("{}", kUsage);
-    return 0;
-  }
-  if (command != "redact" && command != "split") {
-    fmt::print(stderr, "{}", kUsage);
-    return 2;
-  }
+  CLI::App app(kAbout, "bb-conninfo");
+  bb::cli::Configure(app);
+  app.footer(kFooter);
+  app.require_subcommand(1);
+  CLI::App* redact = app.add_subcommand(
+      "redact", "print it as it may be shown or stored: password and sslpassword as ***");
+  app.add_subcommand("split",
+                     "print it without its password, and on a second line the password, if it\n"
+                     "has one (libpq takes a password that is not in the string from PGPASSWORD)");
+  bb::cli::ParseOrExit(app, argc, argv);
+
   std::string conninfo(std::istreambuf_iterator<char>(std::cin), {});
   if (!conninfo.empty() && conninfo.back() == '\n') conninfo.pop_back();
 
-  if (command == "redact") {
+  if (redact->parsed()) {
     fmt::print("{}\n", bb::db::RedactConninfo(conninfo));
     return 0;
   }

@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "common/db/connection.h"
-#include "common/util/cli.h"
+#include "common/util/cli_app.h"
 #include "loader/check.h"
 #include "loader/load_plan.h"
 #include "loader/loader.h"
@@ -23,55 +23,15 @@ namespace {
 using bb::Result;
 using bb::Status;
 
-constexpr const char* kUsage = R"(Usage: bb-loader [options]
-
-Generates the brokerbench database (all 33 TPC-E tables, deterministically) and loads it:
+constexpr const char* kAbout =
+    R"(Generates the brokerbench database (all 33 TPC-E tables, deterministically) and loads it:
 rows stream into COPY from several jobs, then primary keys and indexes are built in
 parallel, the tables analyzed, the foreign keys added and validated, and the trade-id
 sequence set.
-
-Sizing (the database must be loaded and driven with the same values):
-  --customers N            customers, a multiple of 1000 (default 1000; a compliant
-                           database has at least 5000)
-  --initial-trade-days N   business days of initial trades (default 10; compliant: 300)
-  --scale-factor N         customers per tpsE (default 500, the spec's value)
-
-Where:
-  --db CONNINFO            libpq connection string, e.g. "host=/tmp port=5432 dbname=bb";
-                           unset parameters come from PGHOST, PGPORT, PGDATABASE, ...
-  --flat-dir DIR           write DIR/<table>.tsv (COPY text format) instead of loading
-  --drop                   replace brokerbench tables that already exist in the database
-
-What:
-  --check                  audit a loaded database instead of loading: row counts, the
-                           consistency conditions of TPC-E clause 7.3.2 and the invariants
-                           that hold after a load; PASS/FAIL per check, exit 1 on any FAIL
-  --phase PHASE            one phase of a load split over several processes or hosts
-                           (brokerbench build-db --config runs them); the result is the
-                           same database as a load in one piece (default: all):
-                             prepare  create the tables and the load record (with --drop,
-                                      replace a loaded database first)
-                             data     generate and COPY the rows of --load-units into
-                                      prepared tables; any number at once, each its own
-                                      range; refused unless prepared with the same sizing
-                             finish   check that every load unit is in and each table holds
-                                      the rows the data phases recorded, then keys,
-                                      indexes, foreign keys, the trade-id sequence,
-                                      ANALYZE, and mark the load complete
-  --load-units FIRST-LAST  with --phase data: these load units only (1000 customers each,
-                           counted from 0: 5000 customers are load units 0-4; "N" is N-N;
-                           default all). The range holding load unit 0 also loads the
-                           fixed tables. A unit another loader claimed is refused.
-  --split-load-units LIST  print the load units of each of several loaders, one FIRST-LAST
-                           line each, and exit. LIST: one comma-separated entry per loader,
-                           "auto" (an even share, in order) or FIRST-LAST; all of one kind.
-                           Ranges must cover every load unit once.
-  --jobs N                 parallel jobs (default: the number of cores)
-  --report FILE            also write the phase timings as JSON (used by brokerbench bench)
-  -h, --help               this text
-
-Exit status: 0 done, 1 failed (the message names the phase), 2 bad usage.
 )";
+
+constexpr const char* kFooter =
+    R"(Exit status: 0 done, 1 failed (the message names the phase), 2 bad usage.)";
 
 struct Options {
   bb::workload::Sizing sizing{.customers = 1000, .scale_factor = 500, .initial_trade_days = 10};
@@ -87,52 +47,8 @@ struct Options {
   std::optional<std::vector<std::optional<bb::loader::LoadUnitRange>>> split;
 };
 
-Result<Options> ParseOptions(int argc, char** argv) {
-  Options o;
-  o.jobs = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  for (bb::Args args(argc, argv); args.Next();) {
-    const std::string& arg = args.option();
-    if (arg == "--customers" || arg == "--initial-trade-days" || arg == "--scale-factor" ||
-        arg == "--jobs") {
-      // Range errors for sizing come from Sizing::Validate, which knows the rules.
-      auto n = args.Number(arg == "--jobs" ? 1 : INT64_MIN, arg == "--jobs" ? 256 : INT64_MAX);
-      if (!n.ok()) return n.status();
-      if (arg == "--customers") o.sizing.customers = *n;
-      if (arg == "--initial-trade-days") o.sizing.initial_trade_days = *n;
-      if (arg == "--scale-factor") o.sizing.scale_factor = *n;
-      if (arg == "--jobs") o.jobs = static_cast<int>(*n);
-    } else if (arg == "--db" || arg == "--flat-dir" || arg == "--report") {
-      auto v = args.Value();
-      if (!v.ok()) return v.status();
-      if (v->empty()) return Status::InvalidArgument(arg + ": needs a non-empty value");
-      (arg == "--db" ? o.conninfo : arg == "--flat-dir" ? o.flat_dir : o.report) = *v;
-    } else if (arg == "--phase") {
-      auto v = args.Value();
-      if (!v.ok()) return v.status();
-      auto phase = bb::loader::ParseLoadPhase(arg, *v);
-      if (!phase.ok()) return phase.status();
-      o.phase = *phase;
-      o.phase_given = true;
-    } else if (arg == "--load-units") {
-      auto v = args.Value();
-      if (!v.ok()) return v.status();
-      auto range = bb::loader::ParseLoadUnitRange(arg, *v);
-      if (!range.ok()) return range.status();
-      o.load_units = *range;
-    } else if (arg == "--split-load-units") {
-      auto v = args.Value();
-      if (!v.ok()) return v.status();
-      auto list = bb::loader::ParseShareList(arg, *v);
-      if (!list.ok()) return list.status();
-      o.split = std::move(list).value();
-    } else if (arg == "--drop") {
-      o.drop = true;
-    } else if (arg == "--check") {
-      o.check = true;
-    } else {
-      return Status::InvalidArgument(fmt::format("unknown option '{}' (see --help)", arg));
-    }
-  }
+// The rules between options.
+Status CheckOptions(const Options& o) {
   if (o.check && !o.flat_dir.empty()) {
     return Status::InvalidArgument("--check audits a database; it does not go with --flat-dir");
   }
@@ -171,7 +87,97 @@ Result<Options> ParseOptions(int argc, char** argv) {
         "--drop: the {} phase never replaces tables; --phase prepare (or a whole load) does",
         phase));
   }
-  return o;
+  return Status::Ok();
+}
+
+void DefineOptions(CLI::App& app, Options& o) {
+  namespace cli = bb::cli;
+  namespace ld = bb::loader;
+  o.jobs = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  cli::Configure(app);
+  app.footer(kFooter);
+  // Range errors for sizing come from Sizing::Validate, which knows the rules.
+  const std::string sizing = "Sizing (the database must be loaded and driven with the same values)";
+  app.add_option("--customers", o.sizing.customers,
+                 "customers, a multiple of 1000 (default 1000; a compliant\n"
+                 "database has at least 5000)")
+      ->check(cli::Range(INT64_MIN, INT64_MAX))
+      ->group(sizing);
+  app.add_option("--initial-trade-days", o.sizing.initial_trade_days,
+                 "business days of initial trades (default 10; compliant: 300)")
+      ->check(cli::Range(INT64_MIN, INT64_MAX))
+      ->group(sizing);
+  app.add_option("--scale-factor", o.sizing.scale_factor,
+                 "customers per tpsE (default 500, the spec's value)")
+      ->check(cli::Range(INT64_MIN, INT64_MAX))
+      ->group(sizing);
+
+  app.add_option("--db", o.conninfo,
+                 "libpq connection string, e.g. \"host=/tmp port=5432 dbname=bb\";\n"
+                 "unset parameters come from PGHOST, PGPORT, PGDATABASE, ...")
+      ->type_name("CONNINFO")
+      ->check(cli::NonEmpty())
+      ->group("Where");
+  app.add_option("--flat-dir", o.flat_dir,
+                 "write DIR/<table>.tsv (COPY text format) instead of loading")
+      ->type_name("DIR")
+      ->check(cli::NonEmpty())
+      ->group("Where");
+  app.add_flag("--drop", o.drop, "replace brokerbench tables that already exist in the database")
+      ->group("Where");
+
+  app.add_flag("--check", o.check,
+               "audit a loaded database instead of loading: row counts, the\n"
+               "consistency conditions of TPC-E clause 7.3.2 and the invariants\n"
+               "that hold after a load; PASS/FAIL per check, exit 1 on any FAIL")
+      ->group("What");
+  auto* phase = cli::AddParsed(
+                    app, "--phase", o.phase,
+                    [](std::string_view text) { return ld::ParseLoadPhase("--phase", text); },
+                    "one phase of a load split over several processes or hosts\n"
+                    "(brokerbench build-db --config runs them); the result is the\n"
+                    "same database as a load in one piece (default: all):\n"
+                    "  prepare  create the tables and the load record (with --drop,\n"
+                    "           replace a loaded database first)\n"
+                    "  data     generate and COPY the rows of --load-units into\n"
+                    "           prepared tables; any number at once, each its own\n"
+                    "           range; refused unless prepared with the same sizing\n"
+                    "  finish   check that every load unit is in and each table holds\n"
+                    "           the rows the data phases recorded, then keys,\n"
+                    "           indexes, foreign keys, the trade-id sequence,\n"
+                    "           ANALYZE, and mark the load complete")
+                    ->type_name("PHASE")
+                    ->group("What");
+  cli::AddParsed(
+      app, "--load-units", o.load_units,
+      [](std::string_view text) { return ld::ParseLoadUnitRange("--load-units", text); },
+      "with --phase data: these load units only (1000 customers each,\n"
+      "counted from 0: 5000 customers are load units 0-4; \"N\" is N-N;\n"
+      "default all). The range holding load unit 0 also loads the\n"
+      "fixed tables. A unit another loader claimed is refused.")
+      ->type_name("FIRST-LAST")
+      ->group("What");
+  cli::AddParsed(
+      app, "--split-load-units", o.split,
+      [](std::string_view text) { return ld::ParseShareList("--split-load-units", text); },
+      "print the load units of each of several loaders, one FIRST-LAST\n"
+      "line each, and exit. LIST: one comma-separated entry per loader,\n"
+      "\"auto\" (an even share, in order) or FIRST-LAST; all of one kind.\n"
+      "Ranges must cover every load unit once.")
+      ->type_name("LIST")
+      ->group("What");
+  app.add_option("--jobs", o.jobs, "parallel jobs (default: the number of cores)")
+      ->check(cli::Range(1, 256))
+      ->group("What");
+  app.add_option("--report", o.report,
+                 "also write the phase timings as JSON (used by brokerbench bench)")
+      ->type_name("FILE")
+      ->check(cli::NonEmpty())
+      ->group("What");
+  cli::CheckAfterParse(app, [&o, phase] {
+    o.phase_given = phase->count() > 0;
+    return CheckOptions(o);
+  });
 }
 
 // Prints progress: on a terminal one line redrawn in place; otherwise a line every 10 s.
@@ -324,7 +330,10 @@ void PrintPlan(const Options& o) {
 }
 
 int main(int argc, char** argv) {
-  const Options o = bb::ParseCommandLine(argc, argv, "bb-loader", kUsage, ParseOptions);
+  Options o;
+  CLI::App app(kAbout, "bb-loader");
+  DefineOptions(app, o);
+  bb::cli::ParseOrExit(app, argc, argv);
   if (o.check) return Check(o);
   if (o.split) return PrintSplit(o);
 

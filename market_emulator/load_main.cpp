@@ -9,7 +9,6 @@
 //
 // Ownership: everything lives in main's Load object. Thread-safety: one I/O thread.
 #include <chrono>
-#include <cstring>
 #include <memory>
 #include <string>
 #include <vector>
@@ -18,7 +17,7 @@
 
 #include "common/protocol/codec.h"
 #include "common/util/asio.h"
-#include "common/util/cli.h"
+#include "common/util/cli_app.h"
 #include "common/util/clock.h"
 #include "common/workload/market.h"
 #include "common/workload/random.h"
@@ -28,25 +27,13 @@
 namespace {
 
 namespace pr = bb::protocol;
-using bb::Result;
 using bb::Status;
 using tcp = bb::asio::ip::tcp;
 using Clock = std::chrono::steady_clock;
 
-constexpr const char* kUsage = R"(Usage: bb-mee-load --mee HOST:PORT --rate N --seconds S [options]
-
-Offers MarketTradeRequest frames to a market emulator at a fixed rate, as a Brokerage House.
-
-  --mee HOST:PORT          the market emulator
-  --rate N                 orders per second (1..1000000)
-  --seconds S              how long to offer them (1..3600)
-  --connections N          connections (default 4)
-  --limit-percent P        share of limit orders (kSetLimitTrigger), 0..100 (default 0)
-  --first-trade-id N       trade ids start here (default 1)
-  --customers N, --scale-factor N, --initial-trade-days N
-                           the sizing for the hello (default 1000, 500, 10)
-  --seed N                 seed of symbols, types and quantities
-)";
+constexpr const char* kAbout =
+    "Offers MarketTradeRequest frames to a market emulator at a fixed rate, as a Brokerage "
+    "House.\n";
 
 struct Options {
   bb::HostPort mee;
@@ -59,57 +46,36 @@ struct Options {
   uint64_t seed = 1;
 };
 
-Result<Options> Parse(int argc, char** argv) {
-  Options o;
-  bool have_mee = false;
-  for (int i = 1; i < argc; ++i) {
-    std::string arg = argv[i];
-    if (i + 1 >= argc) return Status::InvalidArgument(arg + ": needs a value");
-    std::string v = argv[++i];
-    auto number = [&](int64_t min, int64_t max) { return bb::ParseInt(arg, v, min, max); };
-    Result<int64_t> n = int64_t{0};
-    if (arg == "--mee") {
-      auto hp = bb::ParseHostPort(arg, v);
-      if (!hp.ok()) return hp.status();
-      o.mee = *hp;
-      have_mee = true;
-      continue;
-    }
-    if (arg == "--rate") {
-      n = number(1, 1'000'000);
-      if (n.ok()) o.rate = *n;
-    } else if (arg == "--seconds") {
-      n = number(1, 3600);
-      if (n.ok()) o.seconds = *n;
-    } else if (arg == "--connections") {
-      n = number(1, 256);
-      if (n.ok()) o.connections = static_cast<int>(*n);
-    } else if (arg == "--limit-percent") {
-      n = number(0, 100);
-      if (n.ok()) o.limit_percent = static_cast<int>(*n);
-    } else if (arg == "--first-trade-id") {
-      n = number(1, INT64_MAX / 2);
-      if (n.ok()) o.first_trade_id = *n;
-    } else if (arg == "--customers" || arg == "--scale-factor" || arg == "--initial-trade-days") {
-      n = number(1, bb::workload::kMaxCustomers);
-      if (n.ok()) {
-        (arg == "--customers"      ? o.sizing.customers
-         : arg == "--scale-factor" ? o.sizing.scale_factor
-                                   : o.sizing.initial_trade_days) = *n;
-      }
-    } else if (arg == "--seed") {
-      n = number(0, INT64_MAX);
-      if (n.ok()) o.seed = static_cast<uint64_t>(*n);
-    } else {
-      return Status::InvalidArgument(fmt::format("unknown option '{}' (see --help)", arg));
-    }
-    if (!n.ok()) return n.status();
-  }
-  if (!have_mee || o.rate == 0 || o.seconds == 0) {
-    return Status::InvalidArgument("--mee, --rate and --seconds are required");
-  }
-  if (Status s = o.sizing.Validate(); !s.ok()) return s;
-  return o;
+void DefineOptions(CLI::App& app, Options& o) {
+  namespace cli = bb::cli;
+  using cli::Range;
+  constexpr int64_t kMax = bb::workload::kMaxCustomers;
+  cli::Configure(app);
+  cli::AddAddress(app, "--mee", o.mee, "the market emulator")->required();
+  app.add_option("--rate", o.rate, "orders per second (1..1000000)")
+      ->required()
+      ->check(Range(1, 1'000'000));
+  app.add_option("--seconds", o.seconds, "how long to offer them, in seconds (1..3600)")
+      ->required()
+      ->check(Range(1, 3600));
+  app.add_option("--connections", o.connections, "connections, 1..256 (default 4)")
+      ->check(Range(1, 256));
+  app.add_option("--limit-percent", o.limit_percent,
+                 "share of limit orders (kSetLimitTrigger), 0..100 (default 0)")
+      ->check(Range(0, 100));
+  app.add_option("--first-trade-id", o.first_trade_id, "trade ids start here (default 1)")
+      ->check(Range(1, INT64_MAX / 2));
+  app.add_option("--customers", o.sizing.customers, "customers for the hello (default 1000)")
+      ->check(Range(1, kMax));
+  app.add_option("--scale-factor", o.sizing.scale_factor,
+                 "customers per tpsE for the hello (default 500)")
+      ->check(Range(1, kMax));
+  app.add_option("--initial-trade-days", o.sizing.initial_trade_days,
+                 "initial trade days for the hello (default 10)")
+      ->check(Range(1, kMax));
+  app.add_option("--seed", o.seed, "seed of symbols, types and quantities (default 1)")
+      ->check(Range(0, INT64_MAX));
+  cli::CheckAfterParse(app, [&o] { return o.sizing.Validate(); });
 }
 
 class Load {
@@ -247,7 +213,10 @@ class Load {
 }  // namespace
 
 int main(int argc, char** argv) {
-  const Options options = bb::ParseCommandLine(argc, argv, "bb-mee-load", kUsage, Parse);
+  Options options;
+  CLI::App app(kAbout, "bb-mee-load");
+  DefineOptions(app, options);
+  bb::cli::ParseOrExit(app, argc, argv);
   Load load(options);
   Status s = load.Run();
   load.Report();

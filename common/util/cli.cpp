@@ -10,37 +10,11 @@ namespace bb {
 namespace {
 
 Status Invalid(std::string_view option, std::string_view text, std::string_view want) {
+  if (option.empty()) return Status::InvalidArgument(fmt::format("'{}' is not {}", text, want));
   return Status::InvalidArgument(fmt::format("{}: '{}' is not {}", option, text, want));
 }
 
 }  // namespace
-
-bool Args::Next() {
-  if (++i_ >= argc_) return false;
-  option_ = argv_[i_];
-  return true;
-}
-
-Result<std::string> Args::Value() {
-  if (i_ + 1 >= argc_) return Status::InvalidArgument(option_ + ": needs a value");
-  return std::string(argv_[++i_]);
-}
-
-Result<int64_t> Args::Number(int64_t min, int64_t max) {
-  auto v = Value();
-  if (!v.ok()) return v.status();
-  return ParseInt(option_, *v, min, max);
-}
-
-bool WantsHelp(int argc, char** argv) {
-  for (int i = 1; i < argc; ++i) {
-    std::string_view arg = argv[i];
-    if (arg == "-h" || arg == "--help") return true;
-  }
-  return false;
-}
-
-void PrintUsage(std::string_view usage) { fmt::print("{}", usage); }
 
 int Fail(std::string_view program, const Status& status, int exit_code) {
   fmt::print(stderr, "{}: {}\n", program, status.message());

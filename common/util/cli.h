@@ -1,9 +1,10 @@
 // Parsing of command-line option values. Each parser names the option and the value it
-// rejected, so a program can print the message and exit 2 (docs/STYLE.md, "Errors").
+// rejected, so a program can print the message and exit 2 (docs/STYLE.md, "Errors"). With an empty
+// `option` the message starts at the value: CLI11's validators use them so (cli_app.h), and
+// CLI11 puts the option in front.
 #pragma once
 
 #include <cstdint>
-#include <cstdlib>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -22,52 +23,9 @@ Result<double> ParseDouble(std::string_view option, std::string_view text, doubl
 Result<int64_t> ParseDurationSeconds(std::string_view option, std::string_view text,
                                      int64_t min_seconds, int64_t max_seconds);
 
-// Walks a program's arguments for its option parser; errors name the option:
-//   for (bb::Args args(argc, argv); args.Next();) {
-//     const std::string& arg = args.option();
-//     if (arg == "--users") { auto n = args.Number(1, 1000000); ... }
-class Args {
- public:
-  Args(int argc, char** argv) : argc_(argc), argv_(argv) {}
-  // Moves to the next argument; false after the last.
-  bool Next();
-  const std::string& option() const { return option_; }
-  // Takes the next argument as the current option's value.
-  Result<std::string> Value();
-  // The same, as a whole number in [min, max].
-  Result<int64_t> Number(int64_t min, int64_t max);
-
- private:
-  int argc_;
-  char** argv_;
-  int i_ = 0;
-  std::string option_;
-};
-
-// True when -h or --help is among the arguments: the program prints its usage and exits 0.
-bool WantsHelp(int argc, char** argv);
-
 // Prints "<program>: <message>" on stderr and returns `exit_code`: how a main() reports a
 // failure before it has a logger (2 for bad usage, 1 for a runtime failure).
 int Fail(std::string_view program, const Status& status, int exit_code);
-
-// Prints a program's usage text on stdout.
-void PrintUsage(std::string_view usage);
-
-// The start of every program's main(): on -h or --help prints `usage` and exits 0; otherwise
-// returns the options `parse(argc, argv)` gives, or prints "<program>: <message>" and exits 2
-// when it fails. (Exiting is fine here: nothing has started yet.)
-template <typename ParseFn>
-auto ParseCommandLine(int argc, char** argv, std::string_view program, std::string_view usage,
-                      ParseFn parse) {
-  if (WantsHelp(argc, argv)) {
-    PrintUsage(usage);
-    std::exit(0);
-  }
-  auto parsed = parse(argc, argv);
-  if (!parsed.ok()) std::exit(Fail(program, parsed.status(), 2));
-  return std::move(parsed).value();
-}
 
 // Where a program listens or connects: host:port, with the port in 1..65535 ("[::1]:5000" for
 // IPv6 literals), or "unix:PATH", a Unix-domain socket (cheaper than loopback TCP when every
