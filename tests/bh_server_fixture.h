@@ -18,6 +18,7 @@
 #include "common/protocol/frame.h"
 #include "tests/support/bh_client.h"
 #include "tests/support/hostile_peer.h"
+#include "tests/support/in_process_server.h"
 
 namespace bb::bh_server_test {
 
@@ -35,26 +36,12 @@ class RunningServer {
   explicit RunningServer(
       bh::ServerOptions options = {}, bh::HandlerFactory factory = [] {
         return Result<std::unique_ptr<bh::Handler>>(bh::MakeCannedHandler());
-      }) {
-    options.listen = {"127.0.0.1", 0};
-    options.identity = {"test bh", kCustomers, kScaleFactor, kDays};
-    options.summary_seconds = 0;
-    if (options.workers == 4) options.workers = 2;
-    server_ = std::make_unique<bh::Server>(options, std::move(factory));
-    thread_ = std::thread([this] { status_ = server_->Run(); });
-    for (int i = 0; i < 500 && server_->port() == 0; ++i) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    }
-  }
-  ~RunningServer() { StopAndJoin(); }
-  void StopAndJoin() {
-    if (!thread_.joinable()) return;
-    server_->Stop();
-    thread_.join();
-  }
-  uint16_t port() const { return server_->port(); }
-  bh::Stats& stats() { return server_->stats(); }
-  const Status& status() const { return status_; }
+      })
+      : server_(Make(std::move(options), std::move(factory))) {}
+  void StopAndJoin() { server_.StopAndJoin(); }
+  uint16_t port() const { return server_.port(); }
+  bh::Stats& stats() { return server_.server().stats(); }
+  const Status& status() const { return server_.status(); }
 
   std::unique_ptr<BhClient> Client(bool hello = true) {
     auto c = std::make_unique<BhClient>();
@@ -68,9 +55,15 @@ class RunningServer {
   }
 
  private:
-  std::unique_ptr<bh::Server> server_;
-  std::thread thread_;
-  Status status_;
+  static std::unique_ptr<bh::Server> Make(bh::ServerOptions options, bh::HandlerFactory factory) {
+    options.listen = {"127.0.0.1", 0};
+    options.identity = {"test bh", kCustomers, kScaleFactor, kDays};
+    options.summary_seconds = 0;
+    if (options.workers == 4) options.workers = 2;
+    return std::make_unique<bh::Server>(options, std::move(factory));
+  }
+
+  testing::InProcessServer<bh::Server> server_;
 };
 
 template <typename T>

@@ -11,6 +11,7 @@
 #include <fstream>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <regex>
 #include <set>
 #include <sstream>
@@ -29,6 +30,7 @@
 #include "market_emulator/emulator.h"
 #include "tests/support/bh_client.h"
 #include "tests/support/hostile_peer.h"
+#include "tests/support/in_process_server.h"
 #include "tests/support/openmetrics_check.h"
 
 namespace bb::mee_test {
@@ -41,33 +43,23 @@ inline const workload::Sizing kSizing{
 
 class RunningBh {
  public:
-  explicit RunningBh(uint16_t port = 0) {
+  explicit RunningBh(uint16_t port = 0) : server_(Make(port)) {}
+  void Stop() { server_.StopAndJoin(); }
+  uint16_t port() const { return server_.port(); }
+
+ private:
+  static std::unique_ptr<bh::Server> Make(uint16_t port) {
     bh::ServerOptions options;
     options.listen = {"127.0.0.1", port};
     options.workers = 2;
     options.summary_seconds = 0;
     options.identity = {"test bh", kSizing.customers, static_cast<int32_t>(kSizing.scale_factor),
                         static_cast<int32_t>(kSizing.initial_trade_days)};
-    server_ = std::make_unique<bh::Server>(
+    return std::make_unique<bh::Server>(
         options, [] { return Result<std::unique_ptr<bh::Handler>>(bh::MakeCannedHandler()); });
-    thread_ = std::thread([this] { status_ = server_->Run(); });
-    for (int i = 0; i < 500 && server_->port() == 0 && !done_; ++i) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    }
   }
-  ~RunningBh() { Stop(); }
-  void Stop() {
-    if (!thread_.joinable()) return;
-    server_->Stop();
-    thread_.join();
-  }
-  uint16_t port() const { return server_->port(); }
 
- private:
-  std::unique_ptr<bh::Server> server_;
-  std::thread thread_;
-  Status status_;
-  bool done_ = false;
+  testing::InProcessServer<bh::Server> server_;
 };
 
 // A market emulator on its own thread, writing into a fresh directory.
@@ -95,26 +87,22 @@ class RunningMee {
       std::lock_guard lock(mutex_);
       delivered_[id].push_back(s.outcome);
     };
-    mee_ = std::make_unique<mee::MarketEmulator>(std::move(o));
-    thread_ = std::thread([this] { status_ = mee_->Run(); });
-    for (int i = 0; i < 500 && mee_->port() == 0; ++i) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    }
+    mee_.emplace(std::make_unique<mee::MarketEmulator>(std::move(o)));
   }
   ~RunningMee() {
     Stop();
     std::filesystem::remove_all(dir_);
   }
   void Stop() {
-    if (!thread_.joinable()) return;
-    mee_->Stop();
-    thread_.join();
-    EXPECT_TRUE(status_.ok()) << status_.message();
+    if (stopped_) return;
+    stopped_ = true;
+    mee_->StopAndJoin();
+    EXPECT_TRUE(mee_->status().ok()) << mee_->status().message();
   }
   uint16_t port() const { return mee_->port(); }
-  uint16_t metrics_port() const { return mee_->metrics_port(); }
-  std::string MetricsText() const { return mee_->MetricsText(); }  // after Stop
-  const mee::EmulatorStats& stats() const { return mee_->stats(); }
+  uint16_t metrics_port() const { return mee_->server().metrics_port(); }
+  std::string MetricsText() const { return mee_->server().MetricsText(); }  // after Stop
+  const mee::EmulatorStats& stats() const { return mee_->server().stats(); }
   std::map<int64_t, std::vector<pr::Outcome>> delivered() {
     std::lock_guard lock(mutex_);
     return delivered_;
@@ -129,20 +117,14 @@ class RunningMee {
   // Waits until `done` or the deadline; true if done.
   template <typename F>
   static bool WaitFor(F done, std::chrono::seconds limit) {
-    auto deadline = std::chrono::steady_clock::now() + limit;
-    while (!done()) {
-      if (std::chrono::steady_clock::now() > deadline) return false;
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    }
-    return true;
+    return testing::WaitUntil(done, limit);
   }
 
  private:
   static inline int counter_ = 0;
   std::filesystem::path dir_;
-  std::unique_ptr<mee::MarketEmulator> mee_;
-  std::thread thread_;
-  Status status_;
+  std::optional<testing::InProcessServer<mee::MarketEmulator>> mee_;
+  bool stopped_ = false;
   std::mutex mutex_;
   std::map<int64_t, std::vector<pr::Outcome>> delivered_;
 };
