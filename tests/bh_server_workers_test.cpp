@@ -43,9 +43,15 @@ TEST(BrokerageHouse, SaysOverloadedWhenTheQueueIsFullAndAnswersTheRestOnStop) {
     ++overloaded;
   }
   EXPECT_EQ(overloaded, 2);
-  // Stop while three requests are in the server: each is still answered.
+  // Stop while three requests are in the server: each is still answered. The stop has begun
+  // once the port refuses connections (the server closes its acceptor first).
+  const uint16_t port = server.port();
   std::thread stopper([&] { server.StopAndJoin(); });
-  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  EXPECT_TRUE(testing::WaitUntil([port] {
+    const int fd = testing::ConnectLoopback(port);
+    if (fd >= 0) ::close(fd);
+    return fd < 0;
+  }));
   open = true;
   int answered = 0;
   for (int i = 0; i < 3; ++i) {

@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <functional>
 #include <future>
 #include <map>
@@ -87,6 +88,27 @@ inline Status RunBounded(ce::Emulator& emulator, std::chrono::seconds limit) {
   }
   runner.join();
   return result.get();
+}
+
+// Waits (at most 30 s) until the mix log at `path` has `rows` rows after its START marker (its
+// writer flushes every 100 ms): the run is then under way with requests in flight, the moment a
+// test stops it or its Brokerage House. False if that never came.
+inline bool WaitForRowsAfterStart(const std::string& path, int rows) {
+  for (int i = 0; i < 3000; ++i) {
+    std::ifstream in(path);
+    std::string line;
+    int after = -1;  // rows after START; -1 before it
+    while (std::getline(in, line) && !in.eof()) {  // a line cut by the flush is not counted
+      if (after >= 0) {
+        ++after;
+      } else if (line.find(",START,") != std::string::npos) {
+        after = 0;
+      }
+    }
+    if (after >= rows) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return false;
 }
 
 }  // namespace bb::ce_test

@@ -17,7 +17,7 @@ TEST(CustomerEmulator, ABrokerageHouseDyingMidRunGivesNetErrorRowsAndACleanExit)
   std::promise<Status> done;
   auto result = done.get_future();
   std::thread runner([&] { done.set_value(emulator.Run()); });
-  std::this_thread::sleep_for(2s);
+  EXPECT_TRUE(WaitForRowsAfterStart(path, 200));
   bh->StopAndJoin();  // the BH goes away with requests outstanding
   const bool finished = result.wait_for(30s) == std::future_status::ready;
   EXPECT_TRUE(finished) << "the emulator hung after its Brokerage House died";
@@ -50,7 +50,7 @@ TEST(CustomerEmulator, StopsOnRequestAndStillWritesEveryRow) {
   o.pacing = 2ms;
   ce::Emulator emulator(o);
   std::thread stopper([&] {
-    std::this_thread::sleep_for(1500ms);
+    EXPECT_TRUE(WaitForRowsAfterStart(path, 500));
     emulator.Stop();
   });
   Status s = RunBounded(emulator, 30s);

@@ -216,8 +216,12 @@ TEST(CustomerEmulator, LogsTheInputVariantOfEveryRequestItSent) {
 // requests start 100 ms apart, not 140 (a delay after each reply); a reply slower than the
 // pacing is followed at once.
 TEST(CustomerEmulator, PacesFromStartToStartWhateverTheResponseTime) {
+  // Replies take 40 ms (the handler's own delay, the response time under test) until the 24th
+  // request (Trade-Cleanup, a DM and about eleven per user), then 150 ms, slower than the pacing.
   std::atomic<int> slow{40};
+  std::atomic<int> requests{0};
   RunningBh bh(kSizing, CannedObserving([&](const protocol::Message&) {
+                 if (++requests == 24) slow = 150;
                  std::this_thread::sleep_for(std::chrono::milliseconds(slow.load()));
                }),
                4);
@@ -228,12 +232,7 @@ TEST(CustomerEmulator, PacesFromStartToStartWhateverTheResponseTime) {
   o.pacing = 100ms;
   o.duration = 2s;
   ce::Emulator emulator(o);
-  std::thread slower([&] {
-    std::this_thread::sleep_for(1200ms);
-    slow = 150;  // now slower than the pacing
-  });
   Status s = RunBounded(emulator, 30s);
-  slower.join();
   ASSERT_TRUE(s.ok()) << s.message();
   auto log = ReadMixLog(path);
   for (const auto& e : log.errors) ADD_FAILURE() << e;

@@ -90,7 +90,14 @@ TEST(MarketEmulator, AtTheStopOrdersStillInTheMarketArePendingAndUnsentResultsFa
     }
   };
   send(1, 25);
-  std::this_thread::sleep_for(std::chrono::milliseconds(5300));
+  // Every order out of its completion delay: all that is pending is due (and stays so).
+  ASSERT_TRUE(RunningMee::WaitFor(
+      [&] {
+        const int64_t due = mee.stats().due.load();
+        return due >= 25 && mee.stats().pending.load() == due;
+      },
+      std::chrono::seconds(30)))
+      << mee.stats().pending.load() << " pending, " << mee.stats().due.load() << " due";
   send(26, 60);
   EXPECT_EQ(acked, 48);
   EXPECT_EQ(overloaded, 12);
@@ -127,10 +134,12 @@ TEST(MarketEmulator, ABrokerageHouseRestartLosesNoOrderSilently) {
   constexpr int kOrders = 300;
   auto c = OrderClient(mee.port());
   ASSERT_EQ(SendOrders(*c, 1, kOrders / 2), kOrders / 2);
-  std::this_thread::sleep_for(std::chrono::milliseconds(700));
+  ASSERT_TRUE(RunningMee::WaitFor(
+      [&] { return mee.stats().trade_results_delivered.load() > 0; }, std::chrono::seconds(20)));
   bh->Stop();  // some Trade-Results delivered, most still waiting for their delay
   ASSERT_EQ(SendOrders(*c, kOrders / 2 + 1, kOrders / 2), kOrders / 2);
-  std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+  // Deliveries wait for the Brokerage House: one came due while it was away.
+  RunningMee::WaitFor([&] { return mee.stats().due.load() > 0; }, std::chrono::seconds(20));
   const int64_t before_restart = mee.stats().trade_results_delivered.load();
   EXPECT_GT(mee.stats().due.load(), 0) << "nothing waited for the Brokerage House";
   bh = std::make_unique<RunningBh>(bh_port);
