@@ -65,9 +65,7 @@ TEST(BrokerageHouse, HeadersWithoutTheirBodiesCostNoMemory) {
     fds.push_back(fd);
     ASSERT_TRUE(testing::SendAll(fd, header));  // 1 MiB declared, none of it sent
   }
-  for (int i = 0; i < 500 && server.stats().clients.load() < kClients; ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
+  testing::WaitUntil([&] { return server.stats().clients.load() >= kClients; });
   EXPECT_EQ(server.stats().clients.load(), kClients);
   int64_t most = 0;
   for (int i = 0; i < 30; ++i) {  // the server reads the headers meanwhile
@@ -79,58 +77,35 @@ TEST(BrokerageHouse, HeadersWithoutTheirBodiesCostNoMemory) {
   for (int fd : fds) ::close(fd);
 }
 
+// The Brokerage House for the checks it shares with the market emulator (hostile_peer.h).
+testing::HostileTarget Target(const RunningServer& server) {
+  return {.port = server.port(),
+          .hello = HelloFrame(),
+          .refused_hello = HelloFrame(300),
+          .refusal = "initial trade days 300",
+          .request_type = pr::MessageType::kTradeStatusInput,
+          .request = testing::FrameOf(pr::TradeStatusInput{}, 99),
+          .reply_type = pr::MessageType::kTradeStatusOutput};
+}
+
 // A client that sends small bad frames as fast as it can and never reads its error replies.
 TEST(BrokerageHouse, AClientThatNeverReadsIsNotReadEither) {
   RunningServer server;
-  const int fd = testing::ConnectLoopback(server.port());
-  ASSERT_GE(fd, 0);
-  std::vector<uint8_t> buffer;
-  ASSERT_TRUE(testing::SendAll(fd, HelloFrame()));
-  ASSERT_TRUE(testing::ReadFrame(fd, buffer).ok());
-  // A Trade-Status with no body: a good header, a bad body, answered with an error each.
-  const auto bad = testing::HeaderOnly(pr::MessageType::kTradeStatusInput, 0);
-  constexpr int64_t kLimit = 150 << 20;
-  const testing::Flood flood = testing::FloodWithoutReading(fd, bad, kLimit);
-  ASSERT_LT(flood.resident_growth, 64 << 20) << flood.sent << " bytes sent";
-  EXPECT_LT(flood.sent, kLimit) << "the server read on while its replies piled up";
-  // Reading resumes once the replies drain: every bad frame is answered, then a good one.
-  const testing::Drained drained =
-      testing::DrainFlood(fd, bad, flood, testing::FrameOf(pr::TradeStatusInput{}, 99), 99);
-  ASSERT_TRUE(drained.reply.ok()) << drained.reply.status().message() << " after " << drained.errors
-                                  << " errors";
-  EXPECT_TRUE(std::holds_alternative<pr::TradeStatusOutput>(drained.reply->message));
-  EXPECT_EQ(drained.errors, drained.frames);
-  ::close(fd);
+  testing::ExpectNeverReadingPeerIsNotRead(Target(server));
 }
 
 TEST(BrokerageHouse, ARefusedHelloIsAnsweredThenTheConnectionClosed) {
   RunningServer server;
-  testing::CountingLog log;
-  std::vector<uint8_t> hellos;
-  const auto refused = HelloFrame(300);
-  for (int i = 0; i < 5000; ++i) hellos.insert(hellos.end(), refused.begin(), refused.end());
-  const int fd = testing::ConnectLoopback(server.port());
-  ASSERT_GE(fd, 0);
-  (void)testing::SendAll(fd, hellos);  // the server may close before it has taken them all
-  std::vector<uint8_t> buffer;
-  auto reply = testing::ReadFrame(fd, buffer);
-  ASSERT_TRUE(reply.ok()) << reply.status().message();
-  ASSERT_TRUE(std::holds_alternative<pr::HelloReply>(reply->message));
-  EXPECT_FALSE(std::get<pr::HelloReply>(reply->message).accepted);
-  EXPECT_THAT(std::get<pr::HelloReply>(reply->message).reason, HasSubstr("initial trade days 300"));
-  EXPECT_TRUE(testing::PeerClosed(fd));
-  ::close(fd);
-  EXPECT_LE(log.lines(), 3) << log.first_lines();
-  EXPECT_THAT(log.first_lines(), HasSubstr("hello refused"));
+  testing::ExpectRefusedHelloAnsweredThenClosed(Target(server));
 }
 
-// The descriptor limit of a forked server lowered to 64, 100 idle clients for 5 s: accept backs
-// off (under 10 % of a core) and says so once, and once more when it accepts again.
+// The descriptor limit of a forked server lowered to 64, 100 idle clients: accept backs off
+// (under 10 % of a core) and says so once, and once more when it accepts again.
 TEST(BrokerageHouse, OutOfDescriptorsAcceptBacksOffAndLogsOncePerEpisode) {
   const std::string log_path =
       (std::filesystem::temp_directory_path() / fmt::format("bb-bh-emfile-{}.log", ::getpid()))
           .string();
-  testing::ForkedServer child(
+  testing::ExpectAcceptBacksOffOutOfDescriptors(
       [](const std::string& port_file) {
         bh::ServerOptions options;
         options.listen = {"127.0.0.1", 0};
@@ -142,34 +117,7 @@ TEST(BrokerageHouse, OutOfDescriptorsAcceptBacksOffAndLogsOncePerEpisode) {
             options, [] { return Result<std::unique_ptr<bh::Handler>>(bh::MakeCannedHandler()); });
         return server.Run().ok() ? 0 : 1;
       },
-      64, log_path);
-  ASSERT_NE(child.port(), 0);
-  std::vector<int> fds;
-  for (int i = 0; i < 100; ++i) {
-    const int fd = testing::ConnectLoopback(child.port());  // the backlog takes the rest
-    ASSERT_GE(fd, 0) << "connection " << i;
-    fds.push_back(fd);
-  }
-  std::this_thread::sleep_for(std::chrono::milliseconds(500));
-  const double cpu_before = testing::CpuSeconds(child.pid());
-  std::this_thread::sleep_for(std::chrono::seconds(5));
-  const double cpu = testing::CpuSeconds(child.pid()) - cpu_before;
-  EXPECT_LT(cpu, 0.5) << "seconds of CPU in 5 s";
-  for (int fd : fds) ::close(fd);  // descriptors come back: the backlog is accepted, and ends
-  std::this_thread::sleep_for(std::chrono::milliseconds(2500));
-  EXPECT_EQ(child.Stop(), 0);
-  std::ifstream in(log_path);
-  std::string line, text;
-  int lines = 0, failed = 0, again = 0;
-  while (std::getline(in, line)) {
-    ++lines;
-    if (line.find("accept failed: Too many open files") != std::string::npos) ++failed;
-    if (line.find("accepting connections again") != std::string::npos) ++again;
-    if (lines <= 20) text += line + "\n";
-  }
-  EXPECT_LT(lines, 100) << text;
-  EXPECT_EQ(failed, 1) << text;
-  EXPECT_EQ(again, 1) << text;
+      log_path);
   std::filesystem::remove(log_path);
 }
 

@@ -89,50 +89,25 @@ TEST(MarketEmulator, HeadersWithoutTheirBodiesCostNoMemory) {
   for (int fd : fds) ::close(fd);
 }
 
+// The market emulator for the checks it shares with the Brokerage House (hostile_peer.h).
+testing::HostileTarget Target(const RunningMee& mee) {
+  return {.port = mee.port(),
+          .hello = HelloFrame(),
+          .refused_hello = HelloFrame(2000),
+          .refusal = "customers 2000",
+          .request_type = pr::MessageType::kMarketTradeRequest,
+          .request = testing::FrameOf(MarketOrder(7), 99),
+          .reply_type = pr::MessageType::kMarketTradeAck};
+}
+
 TEST(MarketEmulator, AnOrderConnectionThatNeverReadsIsNotReadEither) {
   RunningMee mee(1, 100000, 1);
-  testing::CountingLog log;
-  const int fd = testing::ConnectLoopback(mee.port());
-  ASSERT_GE(fd, 0);
-  std::vector<uint8_t> buffer;
-  ASSERT_TRUE(testing::SendAll(fd, HelloFrame()));
-  ASSERT_TRUE(testing::ReadFrame(fd, buffer).ok());
-  // A MarketTradeRequest with no body: answered with an error each.
-  const auto bad = testing::HeaderOnly(pr::MessageType::kMarketTradeRequest, 0);
-  constexpr int64_t kLimit = 150 << 20;
-  const testing::Flood flood = testing::FloodWithoutReading(fd, bad, kLimit);
-  ASSERT_LT(flood.resident_growth, 64 << 20) << flood.sent << " bytes sent";
-  EXPECT_LT(flood.sent, kLimit) << "the emulator read on while its replies piled up";
-  // Reading resumes once the replies drain: every bad frame is answered, then a good one.
-  const testing::Drained drained =
-      testing::DrainFlood(fd, bad, flood, testing::FrameOf(MarketOrder(7), 99), 99);
-  ASSERT_TRUE(drained.reply.ok()) << drained.reply.status().message() << " after " << drained.errors
-                                  << " errors";
-  EXPECT_TRUE(std::holds_alternative<pr::MarketTradeAck>(drained.reply->message));
-  EXPECT_EQ(drained.errors, drained.frames);
-  EXPECT_LE(log.lines(), 3) << log.first_lines();  // one warning for the connection
-  ::close(fd);
+  testing::ExpectNeverReadingPeerIsNotRead(Target(mee));
 }
 
 TEST(MarketEmulator, ARefusedHelloIsAnsweredThenTheConnectionClosed) {
   RunningMee mee(1, 100000, 1);
-  testing::CountingLog log;
-  std::vector<uint8_t> hellos;
-  const auto refused = HelloFrame(2000);
-  for (int i = 0; i < 5000; ++i) hellos.insert(hellos.end(), refused.begin(), refused.end());
-  const int fd = testing::ConnectLoopback(mee.port());
-  ASSERT_GE(fd, 0);
-  (void)testing::SendAll(fd, hellos);  // the emulator may close before it has taken them all
-  std::vector<uint8_t> buffer;
-  auto reply = testing::ReadFrame(fd, buffer);
-  ASSERT_TRUE(reply.ok()) << reply.status().message();
-  ASSERT_TRUE(std::holds_alternative<pr::HelloReply>(reply->message));
-  EXPECT_FALSE(std::get<pr::HelloReply>(reply->message).accepted);
-  EXPECT_THAT(std::get<pr::HelloReply>(reply->message).reason, HasSubstr("customers 2000"));
-  EXPECT_TRUE(testing::PeerClosed(fd));
-  ::close(fd);
-  EXPECT_LE(log.lines(), 3) << log.first_lines();
-  EXPECT_THAT(log.first_lines(), HasSubstr("hello refused"));
+  testing::ExpectRefusedHelloAnsweredThenClosed(Target(mee));
 }
 
 TEST(MarketEmulator, OutOfDescriptorsAcceptBacksOffAndLogsOncePerEpisode) {
@@ -140,8 +115,7 @@ TEST(MarketEmulator, OutOfDescriptorsAcceptBacksOffAndLogsOncePerEpisode) {
       std::filesystem::temp_directory_path() / fmt::format("mee-emfile-{}", ::getpid());
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
-  const std::string log_path = (dir / "mee.log").string();
-  testing::ForkedServer child(
+  testing::ExpectAcceptBacksOffOutOfDescriptors(
       [&dir](const std::string& port_file) {
         mee::EmulatorOptions o;
         o.listen = {"127.0.0.1", 0};
@@ -155,34 +129,7 @@ TEST(MarketEmulator, OutOfDescriptorsAcceptBacksOffAndLogsOncePerEpisode) {
         mee::MarketEmulator emulator(std::move(o));
         return emulator.Run().ok() ? 0 : 1;
       },
-      64, log_path);
-  ASSERT_NE(child.port(), 0);
-  std::vector<int> fds;
-  for (int i = 0; i < 100; ++i) {
-    const int fd = testing::ConnectLoopback(child.port());
-    ASSERT_GE(fd, 0) << "connection " << i;
-    fds.push_back(fd);
-  }
-  std::this_thread::sleep_for(std::chrono::milliseconds(500));
-  const double cpu_before = testing::CpuSeconds(child.pid());
-  std::this_thread::sleep_for(std::chrono::seconds(5));
-  const double cpu = testing::CpuSeconds(child.pid()) - cpu_before;
-  EXPECT_LT(cpu, 0.5) << "seconds of CPU in 5 s";
-  for (int fd : fds) ::close(fd);
-  std::this_thread::sleep_for(std::chrono::milliseconds(2500));
-  EXPECT_EQ(child.Stop(), 0);
-  std::ifstream in(log_path);
-  std::string line, text;
-  int lines = 0, failed = 0, again = 0;
-  while (std::getline(in, line)) {
-    ++lines;
-    if (line.find("accept failed: Too many open files") != std::string::npos) ++failed;
-    if (line.find("accepting connections again") != std::string::npos) ++again;
-    if (lines <= 20) text += line + "\n";
-  }
-  EXPECT_LT(lines, 100) << text;
-  EXPECT_EQ(failed, 1) << text;
-  EXPECT_EQ(again, 1) << text;
+      (dir / "mee.log").string());
   std::filesystem::remove_all(dir);
 }
 
