@@ -1,5 +1,6 @@
 // The Customer Emulator's metrics endpoint through a run (README, "Live metrics").
 #include "tests/ce_fixture.h"
+#include "tests/support/metrics_watcher.h"
 
 namespace bb::ce_test {
 
@@ -24,42 +25,25 @@ TEST(CustomerEmulator, MetricsEndpointFollowsTheRunAndEndsWithTheMixLogsCounts) 
   auto result = done.get_future();
   std::thread runner([&] { done.set_value(emulator.Run()); });
   const auto t0 = std::chrono::steady_clock::now();
-  std::set<std::string> phases;
-  std::map<std::string, double> last;  // each counter and histogram sample's last value
-  int scrapes = 0;
+  metricstest::MetricsWatcher watcher;
   uint16_t port = 0;
-  while (result.wait_for(100ms) != std::future_status::ready) {
+  while (result.wait_for(100ms) != std::future_status::ready) {  // a scrape every 100 ms
     if (std::chrono::steady_clock::now() - t0 > 60s) {
       ADD_FAILURE() << "the emulator did not finish within 60 s";
       emulator.Stop();
       break;
     }
     port = emulator.metrics_port();
-    if (port == 0) continue;
-    auto r = metricstest::Get(port);
-    if (r.status == 0) continue;  // closed as the run ended
-    ++scrapes;
-    ASSERT_EQ(r.status, 200) << r.raw;
-    auto m = metricstest::ParseOpenMetrics(r.body);
-    for (const auto& e : m.errors) ADD_FAILURE() << "scrape " << scrapes << ": " << e;
-    for (const auto& f : m.families) {
-      for (const auto& sample : f.samples) {
-        if (f.type == "stateset" && sample.value == 1) phases.insert(sample.labels.at(f.name));
-        if (f.type != "counter" && f.type != "histogram") continue;
-        const std::string key = sample.name + metricstest::detail::Key(sample.labels, "");
-        EXPECT_GE(sample.value, last[key]) << key << " went down at scrape " << scrapes;
-        last[key] = sample.value;
-      }
-    }
+    if (port != 0) watcher.Scrape(port);  // nothing answers once the run has ended
   }
   runner.join();
   Status s = result.get();
   ASSERT_TRUE(s.ok()) << s.message();
-  EXPECT_GE(scrapes, 20);
-  EXPECT_TRUE(phases.contains("ramp-up")) << ::testing::PrintToString(phases);
-  EXPECT_TRUE(phases.contains("measuring")) << ::testing::PrintToString(phases);
-  EXPECT_GT(last["brokerbench_transactions_total" + metricstest::detail::Key({{"type", "TO"}}, "")],
-            0);
+  EXPECT_GE(watcher.scrapes(), 20);
+  EXPECT_TRUE(watcher.phases().contains("ramp-up")) << ::testing::PrintToString(watcher.phases());
+  EXPECT_TRUE(watcher.phases().contains("measuring"))
+      << ::testing::PrintToString(watcher.phases());
+  EXPECT_GT(watcher.Last("brokerbench_transactions_total", {{"type", "TO"}}), 0);
   std::ifstream in(port_file);
   int written = 0;
   in >> written;

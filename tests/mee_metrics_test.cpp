@@ -1,5 +1,6 @@
 // The market emulator's metrics endpoint through a run (README, "Live metrics").
 #include "tests/mee_fixture.h"
+#include "tests/support/metrics_watcher.h"
 
 namespace bb::mee_test {
 
@@ -12,39 +13,22 @@ TEST(MarketEmulator, MetricsEndpointFollowsTheDeliveriesAndEndsWithTheMixLogsCou
   ASSERT_NE(bh.port(), 0);
   RunningMee mee(bh.port(), 100000, 3, 0, /*metrics=*/true);
   ASSERT_NE(mee.metrics_port(), 0);
-  std::map<std::string, double> last;
-  std::set<std::string> phases;
-  int scrapes = 0;
-  auto scrape = [&] {
-    auto r = metricstest::Get(mee.metrics_port());
-    EXPECT_EQ(r.status, 200) << r.raw;
-    auto m = metricstest::ParseOpenMetrics(r.body);
-    ++scrapes;
-    for (const auto& e : m.errors) ADD_FAILURE() << "scrape " << scrapes << ": " << e;
-    for (const auto& f : m.families) {
-      for (const auto& sample : f.samples) {
-        if (f.type == "stateset" && sample.value == 1) phases.insert(sample.labels.at(f.name));
-        if (f.type != "counter" && f.type != "histogram") continue;
-        const std::string key = sample.name + metricstest::detail::Key(sample.labels, "");
-        EXPECT_GE(sample.value, last[key]) << key << " went down at scrape " << scrapes;
-        last[key] = sample.value;
-      }
-    }
-    return m;
-  };
-  scrape();
+  metricstest::MetricsWatcher watcher;
+  EXPECT_TRUE(watcher.Scrape(mee.metrics_port()));
   constexpr int kOrders = 300;
   auto c = OrderClient(mee.port());
   ASSERT_EQ(SendOrders(*c, 1, kOrders), kOrders);
   ASSERT_TRUE(RunningMee::WaitFor(
       [&] {
-        scrape();
+        EXPECT_TRUE(watcher.Scrape(mee.metrics_port()));
         return mee.stats().trade_results_delivered.load() >= kOrders &&
                mee.stats().market_feeds_delivered.load() >= kOrders / 10;
       },
       std::chrono::seconds(20)));
-  auto m = scrape();
-  EXPECT_TRUE(phases.contains("delivering")) << ::testing::PrintToString(phases);
+  EXPECT_TRUE(watcher.Scrape(mee.metrics_port()));
+  const auto& m = watcher.latest();
+  EXPECT_TRUE(watcher.phases().contains("delivering"))
+      << ::testing::PrintToString(watcher.phases());
   EXPECT_EQ(m.Value("brokerbench_mee_trade_results_sent_total"), kOrders);
   EXPECT_EQ(m.Value("brokerbench_mee_trade_results_completed_total"), kOrders);
   EXPECT_EQ(m.Value("brokerbench_mee_orders_received_total"), kOrders);
