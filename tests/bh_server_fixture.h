@@ -34,9 +34,9 @@ inline constexpr int32_t kDays = 10;
 class RunningServer {
  public:
   explicit RunningServer(
-      bh::ServerOptions options = {}, bh::HandlerFactory factory = [] {
-        return Result<std::unique_ptr<bh::Handler>>(bh::MakeCannedHandler());
-      })
+      bh::ServerOptions options = {},
+      bh::HandlerFactory factory =
+          [] { return Result<std::unique_ptr<bh::Handler>>(bh::MakeCannedHandler()); })
       : server_(Make(std::move(options), std::move(factory))) {}
   void StopAndJoin() { server_.StopAndJoin(); }
   uint16_t port() const { return server_.port(); }

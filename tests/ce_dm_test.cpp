@@ -29,10 +29,9 @@ void ExpectDataMaintenanceEvery(std::chrono::milliseconds interval,
   const workload::Sizing sizing{.customers = 1000, .scale_factor = 500, .initial_trade_days = 10};
   cetest::RunningBh bh(sizing, cetest::RunningBh::Canned(), 1);
   ASSERT_NE(bh.port(), 0);
-  const std::string path =
-      (std::filesystem::temp_directory_path() /
-       fmt::format("bb-ce-dm-{}-{}.csv", ::getpid(), interval.count()))
-          .string();
+  const std::string path = (std::filesystem::temp_directory_path() /
+                            fmt::format("bb-ce-dm-{}-{}.csv", ::getpid(), interval.count()))
+                               .string();
   ce::EmulatorOptions o;
   o.bh = {"127.0.0.1", bh.port()};
   o.sizing = sizing;

@@ -97,7 +97,7 @@ inline bool WaitForRowsAfterStart(const std::string& path, int rows) {
   for (int i = 0; i < 3000; ++i) {
     std::ifstream in(path);
     std::string line;
-    int after = -1;  // rows after START; -1 before it
+    int after = -1;                                // rows after START; -1 before it
     while (std::getline(in, line) && !in.eof()) {  // a line cut by the flush is not counted
       if (after >= 0) {
         ++after;

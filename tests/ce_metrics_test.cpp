@@ -41,8 +41,7 @@ TEST(CustomerEmulator, MetricsEndpointFollowsTheRunAndEndsWithTheMixLogsCounts) 
   ASSERT_TRUE(s.ok()) << s.message();
   EXPECT_GE(watcher.scrapes(), 20);
   EXPECT_TRUE(watcher.phases().contains("ramp-up")) << ::testing::PrintToString(watcher.phases());
-  EXPECT_TRUE(watcher.phases().contains("measuring"))
-      << ::testing::PrintToString(watcher.phases());
+  EXPECT_TRUE(watcher.phases().contains("measuring")) << ::testing::PrintToString(watcher.phases());
   EXPECT_GT(watcher.Last("brokerbench_transactions_total", {{"type", "TO"}}), 0);
   std::ifstream in(port_file);
   int written = 0;

@@ -456,7 +456,6 @@ TEST_P(FramesReadOnly, SecurityDetailRejectsShortDaysFinancialsAndNews) {
   expect(in, 0);
 }
 
-
 INSTANTIATE_TEST_SUITE_P(Frames, FramesReadOnly,
                          ::testing::Values(bh::FrameMode::kServer, bh::FrameMode::kClient),
                          [](const auto& info) {

@@ -381,7 +381,6 @@ TEST_P(FramesRw, TradeResultAndMarketFeedRefuseWhatTheyCannotFind) {
   EXPECT_EQ(Text(lt_sql), before);
 }
 
-
 // Each test once with the server-side frames and once with the client-side ones, on the same
 // database (FramesRw/server, FramesRw/client).
 INSTANTIATE_TEST_SUITE_P(Frames, FramesRw,

@@ -93,7 +93,8 @@ TEST(MarketEmulatorOnADatabase, CompletesMarketOrdersAndTriggersLimitOrders) {
   // listening, before the BH accepted them (bh::Server::Run).
   ASSERT_TRUE(testing::WaitUntil([&] {
     return emulator.server().stats().links_up.load() == mo.delivery_connections;
-  })) << emulator.server().stats().links_up.load() << " delivery connections up";
+  })) << emulator.server().stats().links_up.load()
+      << " delivery connections up";
 
   // Trade-Orders through the BH, as the customer emulator sends them.
   testing::BhClient client;
@@ -168,7 +169,8 @@ TEST(MarketEmulatorOnADatabase, CompletesMarketOrdersAndTriggersLimitOrders) {
       "{} trade orders, {} market, {} Trade-Results completed ({} for limit orders), {} "
       "Market-Feeds, {} re-sent after retry_exhausted\n",
       submitted.size(), market_orders, delivered_ok.size(), limit_completed,
-      emulator.server().stats().market_feeds_delivered.load(), emulator.server().stats().resent.load());
+      emulator.server().stats().market_feeds_delivered.load(),
+      emulator.server().stats().resent.load());
 
   client.Close();
   server.StopAndJoin();

@@ -134,8 +134,8 @@ TEST(MarketEmulator, ABrokerageHouseRestartLosesNoOrderSilently) {
   constexpr int kOrders = 300;
   auto c = OrderClient(mee.port());
   ASSERT_EQ(SendOrders(*c, 1, kOrders / 2), kOrders / 2);
-  ASSERT_TRUE(RunningMee::WaitFor(
-      [&] { return mee.stats().trade_results_delivered.load() > 0; }, std::chrono::seconds(20)));
+  ASSERT_TRUE(RunningMee::WaitFor([&] { return mee.stats().trade_results_delivered.load() > 0; },
+                                  std::chrono::seconds(20)));
   bh->Stop();  // some Trade-Results delivered, most still waiting for their delay
   ASSERT_EQ(SendOrders(*c, kOrders / 2 + 1, kOrders / 2), kOrders / 2);
   // Deliveries wait for the Brokerage House: one came due while it was away.

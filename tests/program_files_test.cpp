@@ -214,7 +214,9 @@ TEST_P(LogFile, AnInfoLineIsInTheFileWithinASecond) {
   // Logged about when the port file is written; the file is flushed once a second.
   const std::string address = fmt::format("127.0.0.1:{}", port);
   testing::WaitUntil(
-      [&] { return !LinesWith(ReadFile(log()), {" info: ", "listening", address}).empty(); },
+      [&] {
+        return !LinesWith(ReadFile(log()), {" info: ", "listening", address}).empty();
+      },
       std::chrono::milliseconds(2500));
   const std::string text = KillAndReadLog();
   EXPECT_THAT(LinesWith(text, {" info: ", "listening", address}), ::testing::SizeIs(1))

@@ -132,7 +132,6 @@ Param Param::Date(int32_t days) {
   return p;
 }
 
-
 std::size_t QueryResult::size() const {
   return impl_ ? static_cast<std::size_t>(PQntuples(impl_->result.get())) : 0;
 }

@@ -73,7 +73,6 @@ class TextVisitor : public VisitorBase {
   std::optional<size_t> index_;
 };
 
-
 }  // namespace
 
 std::string ToText(const Message& message) {

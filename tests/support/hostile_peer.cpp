@@ -293,7 +293,8 @@ void ExpectRefusedHelloAnsweredThenClosed(const HostileTarget& target) {
   ASSERT_TRUE(reply.ok()) << reply.status().message();
   ASSERT_TRUE(std::holds_alternative<pr::HelloReply>(reply->message));
   EXPECT_FALSE(std::get<pr::HelloReply>(reply->message).accepted);
-  EXPECT_THAT(std::get<pr::HelloReply>(reply->message).reason, ::testing::HasSubstr(target.refusal));
+  EXPECT_THAT(std::get<pr::HelloReply>(reply->message).reason,
+              ::testing::HasSubstr(target.refusal));
   EXPECT_TRUE(PeerClosed(fd));
   ::close(fd);
   EXPECT_LE(log.lines(), 3) << log.first_lines();

@@ -108,11 +108,11 @@ int64_t CountLines(const std::string& path);
 // between servers.
 struct HostileTarget {
   uint16_t port = 0;
-  std::vector<uint8_t> hello;          // a hello it accepts (request id 1)
-  std::vector<uint8_t> refused_hello;  // one it refuses (request id 1)
-  std::string refusal;                 // what the refusal's reason names, e.g. "customers 2000"
+  std::vector<uint8_t> hello;            // a hello it accepts (request id 1)
+  std::vector<uint8_t> refused_hello;    // one it refuses (request id 1)
+  std::string refusal;                   // what the refusal's reason names, e.g. "customers 2000"
   protocol::MessageType request_type{};  // a request it serves; with no body, a bad frame
-  std::vector<uint8_t> request;        // a good one, request id 99
+  std::vector<uint8_t> request;          // a good one, request id 99
   protocol::MessageType reply_type{};    // the type of its answer
 };
 
