@@ -11,9 +11,9 @@
 #include "brokerage_house/handler.h"
 #include "brokerage_house/server.h"
 #include "common/db/connection.h"
+#include "common/db/loaded_sizing.h"
 #include "common/util/cli_app.h"
 #include "common/util/logging.h"
-#include "loader/check.h"
 
 namespace {
 
@@ -147,7 +147,7 @@ int main(int argc, char** argv) {
       spdlog::error("{}", conn.status().message());
       return 1;
     }
-    auto loaded = bb::loader::ReadLoadedSizing(**conn);
+    auto loaded = bb::db::ReadLoadedSizing(**conn);
     if (!loaded.ok()) {
       spdlog::error("{}", loaded.status().message());
       return 1;

@@ -12,10 +12,10 @@
 #include "brokerage_house/frame_runner.h"
 #include "brokerage_house/txn_driver.h"
 #include "common/db/connection.h"
+#include "common/db/loaded_sizing.h"
 #include "common/db/session.h"
 #include "common/util/cli.h"
 #include "common/util/cli_app.h"
-#include "loader/check.h"
 
 namespace {
 
@@ -140,7 +140,7 @@ int main(int argc, char** argv) {
   if (!conn.ok()) {
     return bb::Fail("bb-txn", conn.status(), 1);
   }
-  auto sizing = bb::loader::ReadLoadedSizing(**conn);
+  auto sizing = bb::db::ReadLoadedSizing(**conn);
   if (!sizing.ok()) {
     return bb::Fail("bb-txn", sizing.status(), 1);
   }

@@ -133,26 +133,6 @@ Result<int64_t> Count(db::Connection& conn, const std::string& sql) {
 
 }  // namespace
 
-Result<workload::Sizing> ReadLoadedSizing(db::Connection& conn) {
-  auto rows = conn.Query(
-      "SELECT customers, scale_factor, initial_trade_days, complete FROM brokerbench_load_info");
-  if (!rows.ok() || rows->values.size() != 1) {
-    return Status::NotFound(
-        "the database holds no brokerbench load (no brokerbench_load_info row); run bb-loader");
-  }
-  const auto& r = rows->values[0];
-  if (r[3] != "t") {
-    return Status::InvalidArgument(
-        "the database holds an incomplete load (brokerbench_load_info.complete is false): the "
-        "loader stopped early; load again with --drop");
-  }
-  workload::Sizing sizing;
-  sizing.customers = std::stoll(r[0].value_or("0"));
-  sizing.scale_factor = std::stoll(r[1].value_or("0"));
-  sizing.initial_trade_days = std::stoll(r[2].value_or("0"));
-  return sizing;
-}
-
 Result<std::vector<CheckResult>> RunChecks(db::Connection& conn, const workload::Sizing& sizing) {
   const double customers = static_cast<double>(sizing.customers);
   const double companies = customers / 2;

@@ -22,13 +22,10 @@ struct CheckResult {
 };
 
 // Runs every check; a database error ends the audit with that error. `sizing` is what the
-// database should hold (read from brokerbench_load_info by ReadLoadedSizing). Once the
+// database should hold (read from brokerbench_load_info by db::ReadLoadedSizing). Once the
 // database holds run-time trades (ids from the Trade-Cleanup start id on), the rules that
 // describe a fresh load only (row counts of growing tables, every trade completed, no pending
 // request, LT_VOL 0) are reported as skipped; every other rule holds after a run as well.
 Result<std::vector<CheckResult>> RunChecks(db::Connection& conn, const workload::Sizing& sizing);
-
-// The sizing recorded by the loader, or an error saying the database holds no complete load.
-Result<workload::Sizing> ReadLoadedSizing(db::Connection& conn);
 
 }  // namespace bb::loader

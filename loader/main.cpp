@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "common/db/connection.h"
+#include "common/db/loaded_sizing.h"
 #include "common/util/cli_app.h"
 #include "loader/check.h"
 #include "loader/load_plan.h"
@@ -236,7 +237,7 @@ int Check(const Options& o) {
   if (!conn.ok()) {
     return bb::Fail("bb-loader", conn.status(), 1);
   }
-  auto sizing = bb::loader::ReadLoadedSizing(**conn);
+  auto sizing = bb::db::ReadLoadedSizing(**conn);
   if (!sizing.ok()) {
     fmt::print(stderr, "bb-loader --check: {}\n", sizing.status().message());
     return 1;

@@ -5,6 +5,7 @@
 // server keeps running), the sessions reconnect, and service resumes.
 #include <atomic>
 #include <chrono>
+#include <optional>
 #include <thread>
 
 #include <fmt/format.h>
@@ -18,6 +19,7 @@
 #include "common/workload/mix.h"
 #include "tests/support/bh_client.h"
 #include "tests/support/frames_database.h"
+#include "tests/support/in_process_server.h"
 #include "tests/support/test_cluster.h"
 
 namespace bb {
@@ -78,25 +80,22 @@ class BrokerageHouseOnADatabase : public ::testing::TestWithParam<bh::FrameMode>
     options.identity = {"test bh", kSizing.customers, static_cast<int32_t>(kSizing.scale_factor),
                         static_cast<int32_t>(kSizing.initial_trade_days)};
     // Server-side frames run on the I/O thread's own sessions; client-side ones on workers.
+    std::unique_ptr<bh::Server> server;
     if (GetParam() == bh::FrameMode::kServer) {
-      server_ = std::make_unique<bh::Server>(options, bh::MakeCallDispatcher(conninfo_, {}));
+      server = std::make_unique<bh::Server>(options, bh::MakeCallDispatcher(conninfo_, {}));
     } else {
       bh::FrameOptions frames;
       frames.mode = bh::FrameMode::kClient;
-      server_ = std::make_unique<bh::Server>(
+      server = std::make_unique<bh::Server>(
           options, [frames] { return bh::MakeDatabaseHandler(conninfo_, frames); });
     }
-    thread_ = std::thread([this] { status_ = server_->Run(); });
-    for (int i = 0; i < 500 && server_->port() == 0; ++i) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    }
-    ASSERT_NE(server_->port(), 0) << status_.message();
+    server_.emplace(std::move(server));
+    ASSERT_NE(server_->port(), 0);
   }
 
   void TearDown() override {
-    server_->Stop();
-    thread_.join();
-    EXPECT_TRUE(status_.ok()) << status_.message();
+    server_->StopAndJoin();
+    EXPECT_TRUE(server_->status().ok()) << server_->status().message();
   }
 
   std::unique_ptr<testing::BhClient> Client() {
@@ -107,9 +106,7 @@ class BrokerageHouseOnADatabase : public ::testing::TestWithParam<bh::FrameMode>
   }
 
   static inline std::string conninfo_;
-  std::unique_ptr<bh::Server> server_;
-  std::thread thread_;
-  Status status_;
+  std::optional<testing::InProcessServer<bh::Server>> server_;
 };
 
 TEST_P(BrokerageHouseOnADatabase, ManyClientsRunTheMixAndEveryRequestIsAnsweredAsIntended) {
@@ -156,7 +153,7 @@ TEST_P(BrokerageHouseOnADatabase, ManyClientsRunTheMixAndEveryRequestIsAnsweredA
   EXPECT_EQ(intended.load(), kClients * kRequests);
   for (const auto& s : surprises) ADD_FAILURE() << s;
   EXPECT_LE(short_trade_status.load(), 30);
-  EXPECT_EQ(server_->stats().malformed_frames.load(), 0u);
+  EXPECT_EQ(server_->server().stats().malformed_frames.load(), 0u);
 }
 
 // docs/STYLE.md, "Errors": a broken connection makes the worker reconnect.
@@ -200,7 +197,7 @@ TEST_P(BrokerageHouseOnADatabase, SurvivesADatabaseRestartAndResumes) {
     if (!fine) std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
   EXPECT_EQ(consecutive_ok, 20) << "service did not resume after the restart";
-  auto& counted = server_->stats().of(pr::MessageType::kTradeStatusInput);
+  auto& counted = server_->server().stats().of(pr::MessageType::kTradeStatusInput);
   EXPECT_GE(counted.outcomes[static_cast<int>(pr::Outcome::kDbError)].load(), 8u);
 }
 

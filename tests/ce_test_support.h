@@ -22,6 +22,7 @@
 #include "common/util/cli.h"
 #include "common/util/mix_log.h"
 #include "common/workload/mix.h"
+#include "tests/support/in_process_server.h"
 
 namespace bb::cetest {
 
@@ -40,34 +41,26 @@ class RunningBh {
       : RunningBh(sizing, workers, [&](const bh::ServerOptions& o) {
           return std::make_unique<bh::Server>(o, std::move(factory));
         }) {}
-  ~RunningBh() { StopAndJoin(); }
-  void StopAndJoin() {
-    if (!thread_.joinable()) return;
-    server_->Stop();
-    thread_.join();
-  }
-  uint16_t port() const { return server_->port(); }
-  const Status& status() const { return status_; }
+  void StopAndJoin() { server_.StopAndJoin(); }
+  uint16_t port() const { return server_.port(); }
+  const Status& status() const { return server_.status(); }
 
  private:
   template <typename Make>
-  RunningBh(const workload::Sizing& sizing, int workers, Make make) {
+  RunningBh(const workload::Sizing& sizing, int workers, Make make)
+      : server_(make(Options(sizing, workers))) {}
+
+  static bh::ServerOptions Options(const workload::Sizing& sizing, int workers) {
     bh::ServerOptions options;
     options.listen = {"127.0.0.1", 0};
     options.workers = workers;
     options.summary_seconds = 0;
     options.identity = {"test bh", sizing.customers, static_cast<int32_t>(sizing.scale_factor),
                         static_cast<int32_t>(sizing.initial_trade_days)};
-    server_ = make(options);
-    thread_ = std::thread([this] { status_ = server_->Run(); });
-    for (int i = 0; i < 1000 && server_->port() == 0; ++i) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    }
+    return options;
   }
 
-  std::unique_ptr<bh::Server> server_;
-  std::thread thread_;
-  Status status_;
+  testing::InProcessServer<bh::Server> server_;
 };
 
 struct LogRow {

@@ -14,6 +14,7 @@
 #include <gtest/gtest.h>
 
 #include "common/db/connection.h"
+#include "common/db/loaded_sizing.h"
 #include "loader/check.h"
 #include "loader/loader.h"
 #include "loader/tables.h"
@@ -60,7 +61,7 @@ class LoadedDatabase : public ::testing::Test {
 };
 
 TEST_F(LoadedDatabase, PassesEveryAuditCheck) {
-  auto sizing = loader::ReadLoadedSizing(*conn_);
+  auto sizing = db::ReadLoadedSizing(*conn_);
   ASSERT_TRUE(sizing.ok()) << sizing.status().message();
   EXPECT_EQ(sizing->customers, kSizing.customers);
   EXPECT_EQ(sizing->initial_trade_days, kSizing.initial_trade_days);
@@ -176,7 +177,7 @@ TEST(FailedLoad, LeavesTheDatabaseMarkedIncomplete) {
   EXPECT_THAT(phases.status().message(), HasSubstr("of load unit"));
   auto conn = db::Connection::Open(*conninfo);
   ASSERT_TRUE(conn.ok()) << conn.status().message();
-  auto sizing = loader::ReadLoadedSizing(**conn);
+  auto sizing = db::ReadLoadedSizing(**conn);
   ASSERT_FALSE(sizing.ok());
   EXPECT_THAT(sizing.status().message(), HasSubstr("incomplete load"));
 }

@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include "common/db/connection.h"
+#include "common/db/loaded_sizing.h"
 #include "loader/check.h"
 #include "loader/loader.h"
 #include "tests/support/test_cluster.h"
@@ -108,7 +109,7 @@ TEST(LoadPhases, EachPhaseRefusesADatabaseNotReadyForItAndASplitLoadCompletes) {
   ASSERT_TRUE(finished.ok()) << finished.status().message();
   ASSERT_FALSE(finished->empty());
   EXPECT_EQ(finished->front().name, "row counts");
-  auto sizing = loader::ReadLoadedSizing(conn);
+  auto sizing = db::ReadLoadedSizing(conn);
   ASSERT_TRUE(sizing.ok()) << sizing.status().message();
   EXPECT_EQ(*sizing, kSizing);
   auto checks = loader::RunChecks(conn, kSizing);

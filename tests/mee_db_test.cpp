@@ -23,6 +23,7 @@
 #include "market_emulator/emulator.h"
 #include "tests/support/bh_client.h"
 #include "tests/support/frames_database.h"
+#include "tests/support/in_process_server.h"
 
 namespace bb {
 namespace {
@@ -72,12 +73,7 @@ TEST(MarketEmulatorOnADatabase, CompletesMarketOrdersAndTriggersLimitOrders) {
     std::lock_guard lock(mutex);
     delivered[id].push_back(s);
   };
-  mee::MarketEmulator emulator(mo);
-  Status mee_status;
-  std::thread mee_thread([&] { mee_status = emulator.Run(); });
-  for (int i = 0; i < 500 && emulator.port() == 0; ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
+  testing::InProcessServer<mee::MarketEmulator> emulator(std::make_unique<mee::MarketEmulator>(mo));
   ASSERT_NE(emulator.port(), 0);
 
   bh::ServerOptions bo;
@@ -89,15 +85,16 @@ TEST(MarketEmulatorOnADatabase, CompletesMarketOrdersAndTriggersLimitOrders) {
   bo.identity = {"test bh", kSizing.customers, static_cast<int32_t>(kSizing.scale_factor),
                  static_cast<int32_t>(kSizing.initial_trade_days)};
   const std::string db = *conninfo;
-  bh::Server server(bo, bh::MakeCallDispatcher(db, {}));
-  Status bh_status;
-  std::thread bh_thread([&] { bh_status = server.Run(); });
-  for (int i = 0; i < 500 && server.port() == 0; ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-  ASSERT_EQ(server.port(), bh_port) << bh_status.message();
-  // Both directions up: the BH's market client and our delivery connections (retry: 1 s).
-  std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+  testing::InProcessServer<bh::Server> server(
+      std::make_unique<bh::Server>(bo, bh::MakeCallDispatcher(db, {})));
+  ASSERT_EQ(server.port(), bh_port);
+  // Both directions up: the emulator's delivery connections, which retry every second until the
+  // BH listens; the BH's market client started connecting to the emulator, which was already
+  // listening, before the BH accepted them (bh::Server::Run).
+  ASSERT_TRUE(testing::WaitUntil([&] {
+    return emulator.server().stats().links_up.load() == mo.delivery_connections;
+  })) << emulator.server().stats().links_up.load()
+      << " delivery connections up";
 
   // Trade-Orders through the BH, as the customer emulator sends them.
   testing::BhClient client;
@@ -131,15 +128,13 @@ TEST(MarketEmulatorOnADatabase, CompletesMarketOrdersAndTriggersLimitOrders) {
     }
     return n;
   };
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
-  while (std::chrono::steady_clock::now() < deadline &&
-         (count_delivered(false) < market_orders || count_delivered(true) == 0)) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  }
+  testing::WaitUntil(
+      [&] { return count_delivered(false) >= market_orders && count_delivered(true) > 0; },
+      std::chrono::seconds(30));
   EXPECT_EQ(count_delivered(false), market_orders);
   const int limit_completed = count_delivered(true);
   EXPECT_GT(limit_completed, 0) << "no limit order was triggered through Market-Feed";
-  EXPECT_GT(emulator.stats().market_feeds_delivered.load(), 0);
+  EXPECT_GT(emulator.server().stats().market_feeds_delivered.load(), 0);
 
   const int64_t first_id = workload::TradeCleanupStartId(kSizing);
   std::set<int64_t> delivered_ok;
@@ -158,9 +153,8 @@ TEST(MarketEmulatorOnADatabase, CompletesMarketOrdersAndTriggersLimitOrders) {
   auto before = TradeStatuses(*conninfo, first_id);
   for (int64_t id : delivered_ok) EXPECT_EQ(before[id], "CMPT") << "trade " << id;
 
-  emulator.Stop();
-  mee_thread.join();
-  EXPECT_TRUE(mee_status.ok()) << mee_status.message();
+  emulator.StopAndJoin();
+  EXPECT_TRUE(emulator.status().ok()) << emulator.status().message();
 
   // Trade-Cleanup cancels what is still pending; nothing the emulator delivered may be among it.
   auto cleanup = client.Call(pr::TradeCleanupInput{"CNCL", "PNDG", "SBMT", first_id});
@@ -175,11 +169,11 @@ TEST(MarketEmulatorOnADatabase, CompletesMarketOrdersAndTriggersLimitOrders) {
       "{} trade orders, {} market, {} Trade-Results completed ({} for limit orders), {} "
       "Market-Feeds, {} re-sent after retry_exhausted\n",
       submitted.size(), market_orders, delivered_ok.size(), limit_completed,
-      emulator.stats().market_feeds_delivered.load(), emulator.stats().resent.load());
+      emulator.server().stats().market_feeds_delivered.load(),
+      emulator.server().stats().resent.load());
 
   client.Close();
-  server.Stop();
-  bh_thread.join();
+  server.StopAndJoin();
   std::filesystem::remove_all(dir);
 }
 

@@ -14,6 +14,7 @@
 #include <csignal>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -29,6 +30,7 @@
 #include <unistd.h>
 
 #include "tests/support/child_process.h"
+#include "tests/support/in_process_server.h"
 
 namespace bb {
 namespace {
@@ -166,45 +168,57 @@ class ServerFiles : public ProgramFiles, public ::testing::WithParamInterface<Se
 
 // ---- --log-file (the Brokerage House and the market emulator have one) ----
 
-using LogFile = ServerFiles;
+class LogFile : public ServerFiles {
+ protected:
+  // Starts the program with --port-file and --log-file; its port once it listens, or 0.
+  uint16_t Start() {
+    auto child =
+        ChildProcess::Start(Command({"--port-file", Path("port"), "--log-file", log()}), output());
+    EXPECT_TRUE(child.ok()) << child.status().message();
+    if (!child.ok()) return 0;
+    child_ = std::move(child).value();
+    const uint16_t port = WaitForPort(Path("port"), *child_);
+    EXPECT_NE(port, 0) << ReadFile(output());
+    return port;
+  }
+  // Kills the program (SIGKILL: nothing flushes at exit) and returns its log file.
+  std::string KillAndReadLog() {
+    child_->Signal(SIGKILL);
+    EXPECT_EQ(child_->Wait(std::chrono::seconds(5)), 128 + SIGKILL);
+    return ReadFile(log());
+  }
+
+  std::string log() const { return Path("program.log"); }
+  std::string output() const { return Path("output"); }
+  std::unique_ptr<ChildProcess> child_;
+};
 
 TEST_P(LogFile, AWarningIsInTheFileAtOnceThoughTheProgramIsKilled) {
-  const std::string log = Path("program.log");
-  auto child = ChildProcess::Start(Command({"--port-file", Path("port"), "--log-file", log}),
-                                   Path("output"));
-  ASSERT_TRUE(child.ok()) << child.status().message();
-  const uint16_t port = WaitForPort(Path("port"), **child);
-  ASSERT_NE(port, 0) << ReadFile(Path("output"));
+  const uint16_t port = Start();
+  ASSERT_NE(port, 0);
   // A bad frame: the server warns, naming us, then closes the connection.
   const uint16_t us = SendGarbage(port);
   ASSERT_NE(us, 0) << "the server did not close the connection after a bad frame";
-  (*child)->Signal(SIGKILL);
-  EXPECT_EQ((*child)->Wait(std::chrono::seconds(5)), 128 + SIGKILL);
+  const std::string text = KillAndReadLog();
   const std::string peer = fmt::format("127.0.0.1:{}", us);
-  EXPECT_THAT(LinesWith(ReadFile(Path("output")), {" warning: ", peer}), ::testing::SizeIs(1))
+  EXPECT_THAT(LinesWith(ReadFile(output()), {" warning: ", peer}), ::testing::SizeIs(1))
       << "no warning on stderr naming " << peer;
-  EXPECT_THAT(LinesWith(ReadFile(log), {" warning: ", peer}), ::testing::SizeIs(1))
+  EXPECT_THAT(LinesWith(text, {" warning: ", peer}), ::testing::SizeIs(1))
       << "the log file has no warning naming " << peer << ":\n"
-      << ReadFile(log);
+      << text;
 }
 
 TEST_P(LogFile, AnInfoLineIsInTheFileWithinASecond) {
-  const std::string log = Path("program.log");
-  auto child = ChildProcess::Start(Command({"--port-file", Path("port"), "--log-file", log}),
-                                   Path("output"));
-  ASSERT_TRUE(child.ok()) << child.status().message();
-  const uint16_t port = WaitForPort(Path("port"), **child);
-  ASSERT_NE(port, 0) << ReadFile(Path("output"));
+  const uint16_t port = Start();
+  ASSERT_NE(port, 0);
   // Logged about when the port file is written; the file is flushed once a second.
   const std::string address = fmt::format("127.0.0.1:{}", port);
-  const auto deadline = Clock::now() + std::chrono::milliseconds(2500);
-  while (LinesWith(ReadFile(log), {" info: ", "listening", address}).empty() &&
-         Clock::now() < deadline) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  }
-  (*child)->Signal(SIGKILL);
-  EXPECT_EQ((*child)->Wait(std::chrono::seconds(5)), 128 + SIGKILL);
-  const std::string text = ReadFile(log);
+  testing::WaitUntil(
+      [&] {
+        return !LinesWith(ReadFile(log()), {" info: ", "listening", address}).empty();
+      },
+      std::chrono::milliseconds(2500));
+  const std::string text = KillAndReadLog();
   EXPECT_THAT(LinesWith(text, {" info: ", "listening", address}), ::testing::SizeIs(1))
       << "no 'listening' line in the log file 2.5 s after the port file:\n"
       << text;

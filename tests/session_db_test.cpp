@@ -37,6 +37,14 @@ constexpr PreparedStatement kStatements[] = {
      "ARRAY[1.005, -2.5]::numeric[]"},
 };
 
+// Ends the backend `pid` and waits (at most 10 s) until it has exited: pg_terminate_backend's
+// timeout (PostgreSQL 14+) returns true only once the process is gone, so its session's next
+// statement meets a closed connection.
+bool TerminateBackend(Connection& killer, int64_t pid) {
+  auto gone = killer.Query("SELECT pg_terminate_backend(" + std::to_string(pid) + ", 10000)");
+  return gone.ok() && gone->values[0][0] == std::optional<std::string>("t");
+}
+
 class SessionTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
@@ -235,8 +243,7 @@ TEST_F(SessionTest, LostConnectionIsReportedAndReconnectRecovers) {
     return Finish::kCommit;
   });
   ASSERT_GT(pid, 0);
-  ASSERT_TRUE((*killer)->Execute("SELECT pg_terminate_backend(" + std::to_string(pid) + ")").ok());
-  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  ASSERT_TRUE(TerminateBackend(**killer, pid));
   auto o = session->Run(Isolation::kReadCommitted, 3, [](Transaction& tx) {
     tx.Exec("get", {1});
     return Finish::kCommit;
@@ -344,8 +351,7 @@ TEST_F(SessionTest, CallOnALostConnectionSaysSo) {
     pid = tx.Exec("pid").Int(0, 0);
     return Finish::kCommit;
   });
-  ASSERT_TRUE((*killer)->Execute("SELECT pg_terminate_backend(" + std::to_string(pid) + ")").ok());
-  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  ASSERT_TRUE(TerminateBackend(**killer, pid));
   QueryResult rows;
   const Param params[] = {60, int64_t{1}};
   TxnOutcome o =

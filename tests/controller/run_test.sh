@@ -141,12 +141,18 @@ for ((i = 0; i < 600; i++)); do
   [[ -z "${bh_pid}" ]] || break
   sleep 0.1
 done
-sleep 5
+# Mid-run: the customer emulator's mix log has its START marker (ramp-up over, every user sent).
+started=no
+for ((i = 0; i < 600; i++)); do
+  if grep -qs '^[0-9]*,START,' "${dir}"/ce/*/mix-ce-*.csv; then started=yes; break; fi
+  sleep 0.1
+done
 [[ -z "${bh_pid}" ]] || kill -KILL "${bh_pid}"
 rc=0
 wait "${run_pid}" || rc=$?
 cat "${out}"
 check "the run saw the Brokerage House start" test -n "${bh_pid}"
+check "... and the measured run start before the kill" test "${started}" = yes
 check "a component dying fails the run (exit 1)" test "${rc}" -eq 1
 check "the failure names the component and its log" \
   has_line "${out}" "the Brokerage House died during the run"

@@ -40,8 +40,13 @@ done
 
 "${root}/controller/sysmon" "${data}/sys" --seconds 3 --db "${bench}" &
 sysmon=$!
-sleep 1.5
-psql_pid=$(pgrep -P "${sysmon}" -x psql || true)
+# The monitor's sampling psql, once it has started (at most 5 s).
+psql_pid=""
+for _ in {1..50}; do
+  psql_pid=$(pgrep -P "${sysmon}" -x psql || true)
+  [[ -z "${psql_pid}" ]] || break
+  sleep 0.1
+done
 check "one psql samples for the monitor" test "$(wc -w <<<"${psql_pid}")" = 1
 password=$(sed -n 's/^\*:\*:\*:\*://p' "${data}/pg/pgpass")
 check "its command line holds no password" \

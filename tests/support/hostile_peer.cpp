@@ -10,6 +10,8 @@
 
 #include <arpa/inet.h>
 #include <fmt/format.h>
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
 #include <netinet/in.h>
 #include <signal.h>
 #include <spdlog/sinks/basic_file_sink.h>
@@ -20,6 +22,7 @@
 #include <unistd.h>
 
 #include "common/protocol/frame.h"
+#include "tests/support/in_process_server.h"
 
 namespace bb::testing {
 
@@ -272,6 +275,101 @@ int64_t CountLines(const std::string& path) {
   int64_t n = 0;
   while (std::getline(in, line)) ++n;
   return n;
+}
+
+// ---- The checks every server of the kit passes ------------------------------------------------
+
+void ExpectRefusedHelloAnsweredThenClosed(const HostileTarget& target) {
+  CountingLog log;
+  std::vector<uint8_t> hellos;
+  for (int i = 0; i < 5000; ++i) {
+    hellos.insert(hellos.end(), target.refused_hello.begin(), target.refused_hello.end());
+  }
+  const int fd = ConnectLoopback(target.port);
+  ASSERT_GE(fd, 0);
+  (void)SendAll(fd, hellos);  // the server may close before it has taken them all
+  std::vector<uint8_t> buffer;
+  auto reply = ReadFrame(fd, buffer);
+  ASSERT_TRUE(reply.ok()) << reply.status().message();
+  ASSERT_TRUE(std::holds_alternative<pr::HelloReply>(reply->message));
+  EXPECT_FALSE(std::get<pr::HelloReply>(reply->message).accepted);
+  EXPECT_THAT(std::get<pr::HelloReply>(reply->message).reason,
+              ::testing::HasSubstr(target.refusal));
+  EXPECT_TRUE(PeerClosed(fd));
+  ::close(fd);
+  EXPECT_LE(log.lines(), 3) << log.first_lines();
+  EXPECT_THAT(log.first_lines(), ::testing::HasSubstr("hello refused"));
+}
+
+void ExpectNeverReadingPeerIsNotRead(const HostileTarget& target) {
+  CountingLog log;
+  const int fd = ConnectLoopback(target.port);
+  ASSERT_GE(fd, 0);
+  std::vector<uint8_t> buffer;
+  ASSERT_TRUE(SendAll(fd, target.hello));
+  ASSERT_TRUE(ReadFrame(fd, buffer).ok());
+  // The request's header with no body: a good header, a bad body, answered with an error each.
+  const auto bad = HeaderOnly(target.request_type, 0);
+  constexpr int64_t kLimit = 150 << 20;
+  const Flood flood = FloodWithoutReading(fd, bad, kLimit);
+  ASSERT_LT(flood.resident_growth, 64 << 20) << flood.sent << " bytes sent";
+  EXPECT_LT(flood.sent, kLimit) << "the server read on while its replies piled up";
+  // Reading resumes once the replies drain: every bad frame is answered, then a good one.
+  const Drained drained = DrainFlood(fd, bad, flood, target.request, 99);
+  ASSERT_TRUE(drained.reply.ok()) << drained.reply.status().message() << " after " << drained.errors
+                                  << " errors";
+  EXPECT_EQ(pr::TypeOf(drained.reply->message), target.reply_type);
+  EXPECT_EQ(drained.errors, drained.frames);
+  EXPECT_LE(log.lines(), 3) << log.first_lines();  // one warning for the connection
+  ::close(fd);
+}
+
+namespace {
+
+bool FileHas(const std::string& path, std::string_view text) {
+  std::ifstream in(path);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.find(text) != std::string::npos) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+void ExpectAcceptBacksOffOutOfDescriptors(std::function<int(const std::string& port_file)> serve,
+                                          const std::string& log_path) {
+  constexpr std::string_view kFailed = "accept failed: Too many open files";
+  constexpr std::string_view kAgain = "accepting connections again";
+  ForkedServer child(std::move(serve), 64, log_path);
+  ASSERT_NE(child.port(), 0);
+  std::vector<int> fds;
+  for (int i = 0; i < 100; ++i) {
+    const int fd = ConnectLoopback(child.port());  // the backlog takes the rest
+    ASSERT_GE(fd, 0) << "connection " << i;
+    fds.push_back(fd);
+  }
+  // The child's log is flushed at every line: accept has failed once it says so.
+  EXPECT_TRUE(WaitUntil([&] { return FileHas(log_path, kFailed); }));
+  const double cpu_before = CpuSeconds(child.pid());
+  std::this_thread::sleep_for(std::chrono::seconds(5));  // the window the CPU is measured over
+  const double cpu = CpuSeconds(child.pid()) - cpu_before;
+  EXPECT_LT(cpu, 0.5) << "seconds of CPU in 5 s";
+  for (int fd : fds) ::close(fd);  // descriptors come back: the backlog is accepted, and ends
+  EXPECT_TRUE(WaitUntil([&] { return FileHas(log_path, kAgain); }));
+  EXPECT_EQ(child.Stop(), 0);
+  std::ifstream in(log_path);
+  std::string line, text;
+  int lines = 0, failed = 0, again = 0;
+  while (std::getline(in, line)) {
+    ++lines;
+    if (line.find(kFailed) != std::string::npos) ++failed;
+    if (line.find(kAgain) != std::string::npos) ++again;
+    if (lines <= 20) text += line + "\n";
+  }
+  EXPECT_LT(lines, 100) << text;
+  EXPECT_EQ(failed, 1) << text;
+  EXPECT_EQ(again, 1) << text;
 }
 
 }  // namespace bb::testing

@@ -1,6 +1,8 @@
 // Tools for tests of servers under hostile or careless peers (issue 16): raw loopback sockets
 // that send bytes and never read, the process's resident memory and CPU time, a log sink that
-// counts lines, and a server run in a forked child with its own descriptor limit.
+// counts lines, and a server run in a forked child with its own descriptor limit; and the
+// checks the Brokerage House and the market emulator share (bh_server_hostile_test,
+// mee_hostile_test), each written once and given the server it checks.
 //
 // Thread-safety: none, except CountingLog's count (any thread).
 #pragma once
@@ -99,5 +101,35 @@ class ForkedServer {
 
 // The number of lines in a file.
 int64_t CountLines(const std::string& path);
+
+// ---- The checks every server of the kit passes (gtest expectations) ------------------------
+
+// A server under test, as the shared checks reach it: its port and the frames that differ
+// between servers.
+struct HostileTarget {
+  uint16_t port = 0;
+  std::vector<uint8_t> hello;            // a hello it accepts (request id 1)
+  std::vector<uint8_t> refused_hello;    // one it refuses (request id 1)
+  std::string refusal;                   // what the refusal's reason names, e.g. "customers 2000"
+  protocol::MessageType request_type{};  // a request it serves; with no body, a bad frame
+  std::vector<uint8_t> request;          // a good one, request id 99
+  protocol::MessageType reply_type{};    // the type of its answer
+};
+
+// 5 000 refused hellos in one write: one HelloReply that refuses naming `refusal`, then the
+// connection closes; at most three log lines, one of them "hello refused".
+void ExpectRefusedHelloAnsweredThenClosed(const HostileTarget& target);
+
+// A peer that floods bad frames and never reads its error replies is not read either (its
+// resident memory grows under 64 MiB, it takes less than 150 MiB); once the peer reads, every
+// bad frame is answered, then its good request; at most three log lines for the connection.
+void ExpectNeverReadingPeerIsNotRead(const HostileTarget& target);
+
+// `serve` (as ForkedServer's) with its descriptor limit lowered to 64 and 100 idle peers: once
+// accept has failed, the server spends under 10 % of a core over 5 s (a measurement window,
+// not a wait), and says so once; once the peers close, it says once that it accepts again.
+// Under 100 lines in its log at `log_path`.
+void ExpectAcceptBacksOffOutOfDescriptors(std::function<int(const std::string& port_file)> serve,
+                                          const std::string& log_path);
 
 }  // namespace bb::testing
