@@ -6,6 +6,7 @@
 set -euo pipefail
 bb_spec="$1" json="$2"
 if ! diff -u "${json}" <("${bb_spec}" --json); then
+  # shellcheck disable=SC2016 # the backquotes name a command, for the reader
   printf 'FAIL: %s differs from `bb-spec --json` (above: - the file, + the program).\n' "${json}" >&2
   printf 'common/workload/spec.h is the source: regenerate with\n  %s --json > %s\n' "${bb_spec}" "${json}" >&2
   exit 1

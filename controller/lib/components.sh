@@ -1,4 +1,5 @@
 # shellcheck shell=bash
+# shellcheck disable=SC2034 # its globals are read by controller/run and the other lib files
 # controller/run's components: each runs under controller/remote-exec on its host, in a
 # directory of its own: on this machine its place in the results directory, elsewhere a
 # directory under the work directory that comes home at the end. Watched and stopped by pid,

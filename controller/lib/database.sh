@@ -1,4 +1,5 @@
 # shellcheck shell=bash
+# shellcheck disable=SC2034 # its globals are read by controller/run and the other lib files
 # controller/run's database: the embedded cluster started or --db used, loaded for the
 # requested size when it is not (bb-loader, or build-db --config). Sourced by controller/run.
 

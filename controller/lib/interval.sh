@@ -1,4 +1,5 @@
 # shellcheck shell=bash
+# shellcheck disable=SC2153 # PROFILE and the run settings are set by lib/run-options.sh
 # controller/run's view of the measurement interval. The first customer emulator says where it
 # is by its mix log's rows and markers (postprocess/MIXLOG.md), never by its log's wording:
 # its Trade-Cleanup row (TC) ends the start, its START marker begins the measurement interval,

@@ -1,4 +1,5 @@
 # shellcheck shell=bash
+# shellcheck disable=SC2034 # its globals are read by controller/run and the other lib files
 # controller/run's results directory: its settings (run.conf, read by the post-processor), its
 # readme, the database snapshots and server log, and the report at the end. Sourced by
 # controller/run; needs its settings (CUSTOMERS, ..., CONFIG, HOSTS) and lib/plan.sh.

@@ -1,4 +1,5 @@
 # shellcheck shell=bash
+# shellcheck disable=SC2034 # its globals are read by controller/run and the other lib files
 # controller/run's hosts: this machine alone, or those of a run configuration, and the
 # checks of the remote ones before anything starts. Sourced by controller/run.
 

@@ -1,4 +1,5 @@
 # shellcheck shell=bash
+# shellcheck disable=SC2034 # its globals are read by controller/run and the other lib files
 # controller/run's settings: their defaults, then the options (and a run configuration's
 # [test] settings before them). Each bad value is a usage error naming the option and the
 # value. Sourced by controller/run, which gives usage and COMMAND_ARGS.
