@@ -121,14 +121,7 @@ void DefineOptions(CLI::App& app, Options& o) {
   app.add_option("--progress-seconds", e.progress_seconds,
                  "period of the progress line on stderr (default 5; 0: none)")
       ->check(Range(0, 3600));
-  cli::AddAddress(app, "--metrics-listen", e.metrics_listen,
-                  "serve live metrics (OpenMetrics, for Prometheus or curl) at\n"
-                  "http://HOST:PORT/metrics while the run runs; port 0 takes a\n"
-                  "free one (default: no endpoint)",
-                  /*listen=*/true);
-  app.add_option("--metrics-port-file", e.metrics_port_file,
-                 "write the metrics endpoint's port there once it listens")
-      ->type_name("FILE");
+  cli::AddMetricsOptions(app, e.metrics_listen, e.metrics_port_file);
   app.add_option("--log-level", o.log_level,
                  "trace, debug, info, warn, error (default info or SPDLOG_LEVEL)")
       ->type_name("LEVEL");

@@ -102,14 +102,7 @@ void DefineOptions(CLI::App& app, Options& o) {
   app.add_option("--summary-seconds", e.summary_seconds,
                  "period of the summary line (default 10; 0: none)")
       ->check(Range(0, 3600));
-  cli::AddAddress(app, "--metrics-listen", e.metrics_listen,
-                  "serve live metrics (OpenMetrics, for Prometheus or curl) at\n"
-                  "http://HOST:PORT/metrics while it runs; port 0 takes a free one\n"
-                  "(default: no endpoint)",
-                  /*listen=*/true);
-  app.add_option("--metrics-port-file", e.metrics_port_file,
-                 "write the metrics endpoint's port there once it listens")
-      ->type_name("FILE");
+  cli::AddMetricsOptions(app, e.metrics_listen, e.metrics_port_file);
   app.add_option("--drain-seconds", e.drain_seconds,
                  "at stop, time given to due deliveries (default 5)")
       ->check(Range(0, 3600));

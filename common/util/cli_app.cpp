@@ -148,4 +148,15 @@ void ParseOrExit(CLI::App& app, int argc, const char* const* argv) {
   std::exit(Fail(program, parsed.status(), 2));
 }
 
+void AddMetricsOptions(CLI::App& app, std::optional<HostPort>& listen, std::string& port_file) {
+  AddAddress(app, "--metrics-listen", listen,
+             "serve live metrics (OpenMetrics, for Prometheus or curl) at\n"
+             "http://HOST:PORT/metrics while it runs; port 0 takes a free one\n"
+             "(default: no endpoint)",
+             /*listen=*/true);
+  app.add_option("--metrics-port-file", port_file,
+                 "write the metrics endpoint's port there once it listens")
+      ->type_name("FILE");
+}
+
 }  // namespace bb::cli

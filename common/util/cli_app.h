@@ -16,6 +16,7 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <utility>
 
@@ -89,6 +90,10 @@ enum class Parsed { kRun, kHelp };
 // Reads argv into the options `app` binds. An error names the option and the value (CLI11's
 // own errors reworded so: "unknown option '--x' (see --help)", "--users: needs a value").
 Result<Parsed> Parse(CLI::App& app, int argc, const char* const* argv);
+
+// The live-metrics endpoint's two options (README, "Live metrics"), the same in both emulators:
+// --metrics-listen HOST:PORT (port 0: a free one) and --metrics-port-file FILE.
+void AddMetricsOptions(CLI::App& app, std::optional<HostPort>& listen, std::string& port_file);
 
 // The start of every main(): on --help prints the help on stdout and exits 0; on a usage error
 // prints "<program>: <message>" on stderr and exits 2. (Exiting is fine: nothing has started.)
