@@ -1,8 +1,10 @@
 // EchoServer: a plain TCP echo server, the transport's ceiling for the Brokerage House's
-// network side. One I/O thread (as the BH has), TCP_NODELAY, and per connection nothing but
-// "read what has arrived, write it back": no framing, no decoding, no hand-off to other
-// threads. A request/reply of the same size through it costs the kernel and Asio what the BH
-// cannot avoid paying, so BH/echo says how much the BH adds on top.
+// network side. One I/O thread (as the BH has), TCP_NODELAY, and per connection, once the
+// client's hello is answered, nothing but "read what has arrived, write it back": no framing,
+// no decoding, no hand-off to other threads. A request/reply of the same size through it costs
+// the kernel and Asio what the BH cannot avoid paying, so BH/echo says how much the BH adds on
+// top. It is the one server of the kit that is not a common/net Link, on purpose: a Link would
+// parse what the ceiling must not.
 //
 // Ownership: owns its io_context, acceptor and (through Asio handlers) its sessions.
 // Thread-safety: Run on one thread; Stop from any.

@@ -4,7 +4,6 @@
 #include <atomic>
 #include <chrono>
 #include <cmath>
-#include <cstring>
 #include <memory>
 #include <thread>
 #include <vector>
@@ -12,9 +11,10 @@
 #include <fmt/format.h>
 #include <sys/resource.h>
 
+#include "common/net/link.h"
 #include "common/protocol/codec.h"
 #include "common/protocol/frame.h"
-#include "common/util/asio.h"
+#include "common/util/stream_socket.h"
 
 namespace bb::netbench {
 
@@ -23,8 +23,6 @@ using Clock = std::chrono::steady_clock;
 
 namespace {
 
-constexpr size_t kRequestIdOffset = 12;  // frame.h: request_id at bytes 12..19
-constexpr size_t kAccountOffset = 24;    // TradeStatusInput's acct_id, the body's first field
 // Latency samples kept per connection: beyond this (hours at any rate we reach) the count
 // still grows but percentiles come from the first samples.
 constexpr size_t kMaxSamplesPerConnection = 4'000'000;
@@ -36,38 +34,39 @@ int64_t CpuMicros() {
   return micros(usage.ru_utime) + micros(usage.ru_stime);
 }
 
-void PutU64(std::vector<uint8_t>& frame, size_t offset, uint64_t v) {
-  for (size_t i = 0; i < 8; ++i) frame[offset + i] = static_cast<uint8_t>(v >> (8 * i));
-}
-
-// The shared state of one run: read-only while the loop runs, except `active`.
+// What every connection of a run shares: read-only while the loop runs, except `active`.
 struct Run {
   LoadMode mode;
   int64_t first_account;
   int64_t accounts;
-  Clock::time_point start;
   Clock::time_point end;
   std::atomic<int> active{0};
-  asio::io_context& io;
 };
 
-// One closed-loop connection. Its handlers form a single chain (write, then read until the
-// reply is whole, then write again), so at most one runs at a time even with two threads, and
-// no strand is needed. Owned by RunLoad; handlers hold a plain pointer, and RunLoad keeps the
-// connection alive until the io_context has stopped.
-class LoadConnection {
- public:
-  LoadConnection(asio::io_context& io, Run& run, std::vector<uint8_t> request, uint64_t first_id,
-                 uint64_t seed)
-      : socket_(io), run_(run), request_(std::move(request)), next_id_(first_id), random_(seed) {
-    buffer_.resize(4096);
-  }
+class LoadLink;
 
-  asio::ip::tcp::socket& socket() { return socket_; }
+// One I/O thread's connections: its own io_context, so that a link's handlers all run on one
+// thread (common/net/link.h) whether the client has one thread or two.
+struct Group {
+  asio::io_context io{1};
+  std::vector<std::shared_ptr<LoadLink>> links;
+  size_t ready = 0;     // links whose hello was accepted
+  size_t finished = 0;  // links done with the closed loop
+  Status failed;        // why the first link that could not say hello could not
+};
+
+// One closed-loop connection: a common/net Link (the hello with the run's sizing), then one
+// Trade-Status request at a time, the next sent as the reply to the last is read. The reply must
+// be the Trade-Status reply to that request id (the echo server's: the request itself).
+class LoadLink final : public net::Link {
+ public:
+  LoadLink(StreamSocket socket, const net::Identity& us, Run& run, Group& group, uint64_t seed)
+      : net::Link(std::move(socket), us, "target"), run_(run), group_(group), random_(seed) {}
 
   void Start() {
     run_.active.fetch_add(1, std::memory_order_relaxed);
     Send();
+    Flush();
   }
 
   uint64_t requests() const { return requests_; }
@@ -77,89 +76,69 @@ class LoadConnection {
   const std::vector<uint32_t>& samples() const { return samples_; }
 
  private:
-  void Send() {
-    if (run_.mode == LoadMode::kBrokerageHouse) {
-      PutU64(request_, kRequestIdOffset, next_id_);
-      if (run_.accounts > 0) {
-        // xorshift64: a different account each request, no allocation, no lock.
-        random_ ^= random_ << 13, random_ ^= random_ >> 7, random_ ^= random_ << 17;
-        PutU64(request_, kAccountOffset,
-               static_cast<uint64_t>(run_.first_account) +
-                   random_ % static_cast<uint64_t>(run_.accounts));
-      }
+  void OnReady(const std::string&) override {
+    hello_done_ = true;
+    if (++group_.ready == group_.links.size()) group_.io.stop();
+  }
+
+  void OnFrame(const pr::FrameHeader& header, std::span<const uint8_t> body) override {
+    const auto expected = run_.mode == LoadMode::kEcho ? pr::MessageType::kTradeStatusInput
+                                                       : pr::MessageType::kTradeStatusOutput;
+    if (finished_ || header.type != expected || header.request_id != next_id_) {
+      return Finish(/*error=*/true);  // not the one reply this closed loop waits for
     }
-    sent_at_ = Clock::now();
-    asio::async_write(socket_, asio::buffer(request_), [this](error_code ec, std::size_t) {
-      if (ec) return Finish(/*error=*/true);
-      filled_ = 0;
-      Read();
-    });
-  }
-
-  void Read() {
-    socket_.async_read_some(asio::buffer(buffer_.data() + filled_, buffer_.size() - filled_),
-                            [this](error_code ec, std::size_t n) {
-                              if (ec) return Finish(/*error=*/true);
-                              filled_ += n;
-                              OnBytes();
-                            });
-  }
-
-  // How many bytes the reply has, once enough of it is in to say (0: not yet known).
-  size_t ReplySize() const {
-    if (run_.mode == LoadMode::kEcho) return request_.size();
-    if (filled_ < pr::kFrameHeaderBytes) return 0;
-    uint32_t body = 0;
-    for (size_t i = 0; i < 4; ++i) body |= uint32_t{buffer_[20 + i]} << (8 * i);
-    return pr::kFrameHeaderBytes + body;
-  }
-
-  void OnBytes() {
-    const size_t size = ReplySize();
-    if (size == 0 || filled_ < size) {
-      if (size > buffer_.size()) buffer_.resize(size);
-      return Read();
-    }
-    if (filled_ > size) return Finish(/*error=*/true);  // more than one reply: not closed-loop
-    if (run_.mode == LoadMode::kBrokerageHouse && !IsExpectedReply()) return Finish(true);
     const auto now = Clock::now();
     ++completed_;
-    reply_bytes_ = size;
-    if (now <= run_.end) {
-      ++requests_;
-      if (samples_.size() < kMaxSamplesPerConnection) {
-        samples_.push_back(static_cast<uint32_t>(
-            std::chrono::duration_cast<std::chrono::microseconds>(now - sent_at_).count()));
-      }
-      ++next_id_;
-      return Send();
+    reply_bytes_ = pr::kFrameHeaderBytes + body.size();
+    if (now > run_.end) return Finish(/*error=*/false);
+    ++requests_;
+    if (samples_.size() < kMaxSamplesPerConnection) {
+      samples_.push_back(static_cast<uint32_t>(
+          std::chrono::duration_cast<std::chrono::microseconds>(now - sent_at_).count()));
     }
-    Finish(/*error=*/false);
+    ++next_id_;
+    Send();  // the link flushes it once this read's frames are handled
   }
 
-  bool IsExpectedReply() const {
-    auto parsed = pr::ParseFrameHeader(std::span<const uint8_t>(buffer_.data(), filled_));
-    return parsed.state == pr::FrameHeaderParser::State::kGood &&
-           parsed.header.type == pr::MessageType::kTradeStatusOutput &&
-           parsed.header.request_id == next_id_;
+  void OnClosed(const Status& why) override {
+    if (!hello_done_) {  // the run cannot start
+      if (group_.failed.ok()) group_.failed = why;
+      group_.io.stop();
+      return;
+    }
+    if (!finished_) Finish(/*error=*/!why.ok());
+  }
+
+  void Send() {
+    pr::TradeStatusInput request{kAccount};
+    if (run_.accounts > 0) {
+      // xorshift64: a different account each request, no allocation, no lock.
+      random_ ^= random_ << 13, random_ ^= random_ >> 7, random_ ^= random_ << 17;
+      request.acct_id =
+          run_.first_account + static_cast<int64_t>(random_ % static_cast<uint64_t>(run_.accounts));
+    }
+    sent_at_ = Clock::now();
+    Append(request, next_id_);
   }
 
   void Finish(bool error) {
+    if (finished_) return;
+    finished_ = true;
     if (error) ++errors_;
-    error_code ec;
-    socket_.shutdown(asio::ip::tcp::socket::shutdown_both, ec);
-    socket_.close(ec);
-    // The last connection to finish ends the run (the deadline timer need not fire).
-    if (run_.active.fetch_sub(1, std::memory_order_acq_rel) == 1) run_.io.stop();
+    Close();
+    // The last connection of the group to finish ends its thread (the deadline need not fire).
+    if (++group_.finished == group_.links.size()) group_.io.stop();
+    run_.active.fetch_sub(1, std::memory_order_acq_rel);
   }
 
-  asio::ip::tcp::socket socket_;
+  static constexpr int64_t kAccount = 43'000'001'234;  // any account, for --no-db runs
+
   Run& run_;
-  std::vector<uint8_t> request_;
-  std::vector<uint8_t> buffer_;
-  size_t filled_ = 0;
-  uint64_t next_id_;
+  Group& group_;
   uint64_t random_;
+  uint64_t next_id_ = 1;
+  bool hello_done_ = false;
+  bool finished_ = false;
   Clock::time_point sent_at_;
   uint64_t requests_ = 0;
   uint64_t completed_ = 0;
@@ -167,40 +146,6 @@ class LoadConnection {
   size_t reply_bytes_ = 0;
   std::vector<uint32_t> samples_;
 };
-
-// Connects (blocking: before the measured interval) and, for the BH, says hello.
-Status Connect(LoadConnection& c, const LoadOptions& o, const asio::ip::tcp::endpoint& target) {
-  error_code ec;
-  c.socket().connect(target, ec);
-  if (ec) {
-    return Status::Unavailable(
-        fmt::format("connect {}:{}: {}", o.target.host, o.target.port, ec.message()));
-  }
-  c.socket().set_option(asio::ip::tcp::no_delay(true), ec);
-  if (o.mode != LoadMode::kBrokerageHouse) return Status::Ok();
-  std::vector<uint8_t> bytes;
-  pr::Writer w(bytes);
-  Status s = pr::EncodeFrame(pr::Hello{pr::kProtocolVersion, "bb-netbench", o.customers,
-                                       o.scale_factor, o.initial_trade_days},
-                             0, w);
-  if (!s.ok()) return s;
-  asio::write(c.socket(), asio::buffer(bytes), ec);
-  bytes.assign(pr::kFrameHeaderBytes, 0);
-  if (!ec) asio::read(c.socket(), asio::buffer(bytes), ec);
-  if (ec) return Status::IoError("hello: " + ec.message());
-  auto parsed = pr::ParseFrameHeader(bytes);
-  if (parsed.state != pr::FrameHeaderParser::State::kGood) return parsed.status;
-  bytes.resize(pr::kFrameHeaderBytes + parsed.header.body_length);
-  asio::read(c.socket(),
-             asio::buffer(bytes.data() + pr::kFrameHeaderBytes, parsed.header.body_length), ec);
-  if (ec) return Status::IoError("hello reply: " + ec.message());
-  auto frame = pr::DecodeFrame(bytes);
-  if (!frame.ok()) return frame.status().WithContext("hello reply");
-  const auto* reply = std::get_if<pr::HelloReply>(&frame->message);
-  if (reply == nullptr) return Status::InvalidArgument("hello: the reply is not a HelloReply");
-  if (!reply->accepted) return Status::InvalidArgument("hello refused: " + reply->reason);
-  return Status::Ok();
-}
 
 int64_t Percentile(std::vector<uint32_t>& sorted_samples, double fraction) {
   if (sorted_samples.empty()) return 0;
@@ -218,52 +163,76 @@ Result<LoadReport> RunLoad(const LoadOptions& o) {
     return Status::InvalidArgument(
         fmt::format("--target: '{}' is not an IP address", o.target.host));
   }
-  const asio::ip::tcp::endpoint target(address, o.target.port);
+  const StreamProtocol::endpoint target(asio::ip::tcp::endpoint(address, o.target.port));
+  const net::Identity us{"bb-netbench", o.customers, o.scale_factor, o.initial_trade_days};
 
-  // The request: a Trade-Status input (the most frequent transaction of the mix, 19 %),
-  // encoded once.
-  std::vector<uint8_t> request;
-  pr::Writer w(request);
-  if (Status s = pr::EncodeFrame(pr::TradeStatusInput{43'000'001'234}, 1, w); !s.ok()) return s;
-
-  asio::io_context io(o.threads);
-  Run run{o.mode, o.first_account, o.accounts, {}, {}, {}, io};
-  std::vector<std::unique_ptr<LoadConnection>> connections;
+  // Connect (blocking) and say hello, each group on its own, before the measured interval.
+  Run run{o.mode, o.first_account, o.accounts, {}, {}};
+  std::vector<std::unique_ptr<Group>> groups;
+  for (int t = 0; t < std::max(1, o.threads); ++t) groups.push_back(std::make_unique<Group>());
   for (int i = 0; i < o.connections; ++i) {
-    connections.push_back(std::make_unique<LoadConnection>(
-        io, run, request, 1, 0x9E3779B97F4A7C15ULL * static_cast<uint64_t>(i + 1)));
-    if (Status s = Connect(*connections.back(), o, target); !s.ok()) return s;
+    Group& g = *groups[static_cast<size_t>(i) % groups.size()];
+    StreamSocket socket(g.io);
+    socket.connect(target, ec);
+    if (ec) {
+      return Status::Unavailable(
+          fmt::format("connect {}:{}: {}", o.target.host, o.target.port, ec.message()));
+    }
+    g.links.push_back(std::make_shared<LoadLink>(
+        std::move(socket), us, run, g, 0x9E3779B97F4A7C15ULL * static_cast<uint64_t>(i + 1)));
+  }
+  for (auto& g : groups) {
+    if (g->links.empty()) continue;
+    for (auto& link : g->links) link->Connected();
+    g->io.run();  // until every link is ready, or one is refused
+    g->io.restart();
+    if (!g->failed.ok()) return g->failed;
   }
 
-  // A connection whose reply never comes cannot hold the run up.
-  asio::steady_timer deadline(io);
-  run.start = Clock::now();
-  run.end = run.start +
-            std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(o.seconds));
-  deadline.expires_at(run.end + std::chrono::seconds(10));
-  deadline.async_wait([&io](error_code e) {
-    if (!e) io.stop();
-  });
+  // The closed loop, each group on its thread; a connection whose reply never comes cannot hold
+  // the run up past the deadline.
+  const auto start = Clock::now();
+  run.end =
+      start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(o.seconds));
+  std::vector<std::unique_ptr<asio::steady_timer>> deadlines;
+  for (auto& g : groups) {
+    deadlines.push_back(
+        std::make_unique<asio::steady_timer>(g->io, run.end + std::chrono::seconds(10)));
+    deadlines.back()->async_wait([&io = g->io](error_code e) {
+      if (!e) io.stop();
+    });
+    for (auto& link : g->links) link->Start();
+  }
   const int64_t cpu_before = CpuMicros();
-  for (auto& c : connections) c->Start();
   {
     std::vector<std::jthread> threads;
-    for (int i = 1; i < o.threads; ++i) threads.emplace_back([&io] { io.run(); });
-    io.run();
+    for (size_t t = 1; t < groups.size(); ++t) {
+      threads.emplace_back([&g = *groups[t]] {
+        if (!g.links.empty()) g.io.run();
+      });
+    }
+    if (!groups[0]->links.empty()) groups[0]->io.run();
   }
   const int64_t cpu_micros = CpuMicros() - cpu_before;
-  const double wall = std::chrono::duration<double>(Clock::now() - run.start).count();
+  const double wall = std::chrono::duration<double>(Clock::now() - start).count();
 
   LoadReport r;
   r.seconds = o.seconds;
-  r.request_bytes = request.size();
+  {
+    std::vector<uint8_t> bytes;
+    pr::Writer w(bytes);
+    (void)pr::EncodeFrame(pr::TradeStatusInput{0}, 1, w);
+    r.request_bytes = bytes.size();
+  }
   std::vector<uint32_t> samples;
-  for (const auto& c : connections) {
-    r.requests += c->requests();
-    r.completed += c->completed();
-    r.errors += c->errors();
-    r.reply_bytes = std::max(r.reply_bytes, c->reply_bytes());
-    samples.insert(samples.end(), c->samples().begin(), c->samples().end());
+  for (const auto& g : groups) {
+    for (const auto& link : g->links) {
+      r.requests += link->requests();
+      r.completed += link->completed();
+      r.errors += link->errors();
+      r.reply_bytes = std::max(r.reply_bytes, link->reply_bytes());
+      samples.insert(samples.end(), link->samples().begin(), link->samples().end());
+    }
   }
   // Connections abandoned at the deadline.
   r.errors += static_cast<uint64_t>(std::max(0, run.active.load()));

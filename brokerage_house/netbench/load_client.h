@@ -1,11 +1,11 @@
 // The load side of bb-netbench: N connections in a closed loop (each sends one request, waits
 // for the whole reply, sends the next), event-driven on one or two threads, bounded by time.
+// Each connection is a common/net Link, as every connection of the kit's programs: a hello with
+// the run's sizing first, then one Trade-Status request at a time (a new request id each, and a
+// random account when `accounts` is set).
 //
-//   kBrokerageHouse  hello with the run's sizing first, then one fixed Trade-Status request
-//                    frame (encoded once; the request id is patched in per request, and the
-//                    account too when `accounts` is set); a reply is the 24-byte header plus
-//                    its body_length, and must be the Trade-Status reply to that id.
-//   kEcho            the same request bytes; a reply is the same number of bytes back.
+//   kBrokerageHouse  the reply must be the Trade-Status reply to that request id.
+//   kEcho            the reply is the request itself, echoed by bb-netbench echo-server.
 //
 // The client measures its own CPU time too, so a report shows whether the client rather than
 // the server was the bottleneck.

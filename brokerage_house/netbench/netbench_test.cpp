@@ -1,10 +1,8 @@
-// bb-netbench's parts on loopback: the echo server echoes for the echo client; the BH client
-// gets every Trade-Status reply from an in-process --no-db Brokerage House, and the server
-// counted exactly what the client did; a refused hello and an unreachable target fail with a
-// message that says so.
-#include <chrono>
+// bb-netbench's parts on loopback: the echo server answers the hello and echoes for the echo
+// client, on one client thread or two; the BH client gets every Trade-Status reply from an
+// in-process --no-db Brokerage House, and the server counted exactly what the client did; a
+// refused hello and an unreachable target fail with a message that says so.
 #include <memory>
-#include <thread>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -12,30 +10,25 @@
 #include "brokerage_house/netbench/echo_server.h"
 #include "brokerage_house/netbench/load_client.h"
 #include "brokerage_house/server.h"
+#include "tests/support/in_process_server.h"
 
 namespace bb::netbench {
 namespace {
 
 using ::testing::HasSubstr;
 
-template <typename S>
-uint16_t WaitForPort(const S& server) {
-  for (int i = 0; i < 500 && server.port() == 0; ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-  return server.port();
-}
+class EchoClient : public ::testing::TestWithParam<int> {};
 
-TEST(Netbench, EchoClientGetsItsBytesBack) {
-  EchoServer server({});
-  std::jthread thread([&] { EXPECT_TRUE(server.Run().ok()); });
+TEST_P(EchoClient, GetsItsRequestsBackOnEveryThread) {
+  testing::InProcessServer<EchoServer> echo(std::make_unique<EchoServer>(EchoServerOptions{}));
+  ASSERT_NE(echo.port(), 0);
   LoadOptions o;
-  o.target = {"127.0.0.1", WaitForPort(server)};
+  o.target = {"127.0.0.1", echo.port()};
   o.mode = LoadMode::kEcho;
   o.connections = 4;
+  o.threads = GetParam();
   o.seconds = 0.3;
   auto r = RunLoad(o);
-  server.Stop();
   ASSERT_TRUE(r.ok()) << r.status().message();
   EXPECT_GT(r->requests, 0u);
   EXPECT_EQ(r->errors, 0u);
@@ -44,31 +37,22 @@ TEST(Netbench, EchoClientGetsItsBytesBack) {
   EXPECT_THAT(FormatReport(o, *r), HasSubstr("mode=echo connections=4 "));
 }
 
-class NoDbServer {
- public:
-  NoDbServer() {
-    bh::ServerOptions options;
-    options.listen = {"127.0.0.1", 0};
-    options.identity = {"test bh", 1000, 500, 10};
-    options.summary_seconds = 0;
-    options.workers = 2;
-    server_ = std::make_unique<bh::Server>(
-        options, [] { return Result<std::unique_ptr<bh::Handler>>(bh::MakeCannedHandler()); });
-    thread_ = std::jthread([this] { EXPECT_TRUE(server_->Run().ok()); });
-    WaitForPort(*server_);
-  }
-  ~NoDbServer() { server_->Stop(); }
-  bh::Server& server() { return *server_; }
+INSTANTIATE_TEST_SUITE_P(Threads, EchoClient, ::testing::Values(1, 2));
 
- private:
-  std::unique_ptr<bh::Server> server_;
-  std::jthread thread_;
-};
+std::unique_ptr<bh::Server> NoDbServer() {
+  bh::ServerOptions options;
+  options.listen = {"127.0.0.1", 0};
+  options.identity = {"test bh", 1000, 500, 10};
+  options.summary_seconds = 0;
+  options.workers = 2;
+  return std::make_unique<bh::Server>(
+      options, [] { return Result<std::unique_ptr<bh::Handler>>(bh::MakeCannedHandler()); });
+}
 
 TEST(Netbench, BhClientGetsEveryReplyAndTheServerCountsThem) {
-  NoDbServer bh;
+  testing::InProcessServer<bh::Server> bh(NoDbServer());
   LoadOptions o;
-  o.target = {"127.0.0.1", bh.server().port()};
+  o.target = {"127.0.0.1", bh.port()};
   o.connections = 8;
   o.seconds = 0.3;
   auto r = RunLoad(o);
@@ -81,14 +65,14 @@ TEST(Netbench, BhClientGetsEveryReplyAndTheServerCountsThem) {
 }
 
 TEST(Netbench, BhClientFailsOnARefusedHello) {
-  NoDbServer bh;
+  testing::InProcessServer<bh::Server> bh(NoDbServer());
   LoadOptions o;
-  o.target = {"127.0.0.1", bh.server().port()};
+  o.target = {"127.0.0.1", bh.port()};
   o.initial_trade_days = 300;
   o.seconds = 0.1;
   auto r = RunLoad(o);
   ASSERT_FALSE(r.ok());
-  EXPECT_THAT(r.status().message(), HasSubstr("hello refused"));
+  EXPECT_THAT(r.status().message(), HasSubstr("refused the hello"));
   EXPECT_THAT(r.status().message(), HasSubstr("initial trade days 300"));
 }
 
