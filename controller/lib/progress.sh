@@ -1,68 +1,110 @@
 # shellcheck shell=bash
 # controller/run's live progress line: on a terminal redrawn every second, otherwise a line
-# every 30 s. Sourced, never run; needs is_local (lib/hosts.sh), the components' C_HOST and
-# C_LOG, CE_PHASE (lib/interval.sh), and RAMP_UP and DURATION in seconds.
+# every 30 s. Sourced, never run; needs is_local (lib/hosts.sh), the components' C_HOST,
+# METRICS (lib/components.sh), CE_PHASE (lib/interval.sh), and RAMP_UP and DURATION in seconds.
 #
 # The phase is the first customer emulator's as its mix log's markers show it (CE_PHASE:
 # starting, ramp-up once Trade-Cleanup is done, measuring from START), and so is the clock:
 # elapsed since the emulators started, of a total that is what the run does as far as it is
 # known so far: the start and Trade-Cleanup as they went, the ramp-up until START (which the
 # emulator marks when the ramp-up is over and every user has sent), then the measurement
-# interval. TRTPS and the Trade-Result 90th percentile are those of the market emulator's
-# latest summary line (its last 10 s; tests/mee_test.cpp checks the format), shown as they are
-# (nothing depends on them); a market emulator on another host shows none.
+# interval. TRTPS and the Trade-Result 90th percentile come from the market emulator's live
+# metrics (README, "Live metrics"; METRICS, lib/components.sh): its Trade-Result response-time
+# histogram, scraped once a second over bash's /dev/tcp, over the last 10 s: the rate of its
+# count, and the 90th percentile interpolated inside its bucket as Prometheus' histogram_quantile
+# does (so "~": the buckets are 0.5 ms to 60 s, about 2.5x apart). Shown as they are (nothing
+# depends on them); a market emulator on another host has no endpoint here and shows none.
 PROGRESS_TTY=0
 [[ -t 1 ]] && PROGRESS_TTY=1
 PROGRESS_RAMP=""     # elapsed seconds when the ramp-up was seen to begin
 PROGRESS_START=""    # ... when START was seen
 PROGRESS_PRINTED=-30 # when the last line went to a non-terminal
-PROGRESS_MEE=""      # the market emulator's last "TR/s ..., TR p90 ..." words
-declare -A PROGRESS_FD=() PROGRESS_PART=()
+PROGRESS_MEE=""      # "TRTPS ..., TR p90 ..." from the market emulator's last scrapes
+PROGRESS_SNAPS=()    # its last 11 s of scrapes: "ELAPSED CUMULATIVE-BUCKETS..." (+Inf last)
+PROGRESS_BOUNDS=()   # the buckets' upper bounds in µs, +Inf left out
 PROGRESS_LINES=()
 
-# progress_read FILE: the whole lines FILE has gained since the last call, in PROGRESS_LINES.
-# The file stays open on a descriptor, so each call reads on from where the last one ended:
-# no process is started and nothing is read twice (this runs once a second on the database's
-# host). A last line without its newline yet waits for the next call.
-progress_read() {
-  local file="$1" fd line
+# progress_fetch URL: the lines of the exposition at URL (http://HOST:PORT/PATH), in
+# PROGRESS_LINES, by a plain HTTP GET over bash's /dev/tcp (no process started). Each line
+# waits at most a second; fails unless the exposition ends with its "# EOF".
+progress_fetch() {
+  local url="$1" hostport path fd line
   PROGRESS_LINES=()
-  fd="${PROGRESS_FD[${file}]:-}"
-  if [[ -z "${fd}" ]]; then
-    [[ -r "${file}" ]] || return 0
-    exec {fd}<"${file}" || return 0
-    PROGRESS_FD["${file}"]=${fd}
-  fi
-  while :; do
-    line=""
-    if IFS= read -r -u "${fd}" line; then
-      PROGRESS_LINES+=("${PROGRESS_PART[${file}]:-}${line}")
-      PROGRESS_PART["${file}"]=""
-    else
-      PROGRESS_PART["${file}"]+="${line}"
-      break
-    fi
+  hostport="${url#http://}"
+  path="/${hostport#*/}"
+  hostport="${hostport%%/*}"
+  { exec {fd}<>"/dev/tcp/${hostport%:*}/${hostport##*:}"; } 2>/dev/null || return 1
+  printf 'GET %s HTTP/1.1\r\nHost: %s\r\nConnection: close\r\n\r\n' "${path}" "${hostport}" >&"${fd}"
+  while IFS= read -r -t 1 -u "${fd}" line; do
+    line="${line%$'\r'}"
+    PROGRESS_LINES+=("${line}")
+    [[ "${line}" != "# EOF" ]] || break
   done
+  exec {fd}<&-
+  [[ "${PROGRESS_LINES[-1]:-}" == "# EOF" ]]
 }
 
-# progress_close: closes the logs progress_read opened.
-progress_close() {
-  local fd
-  for fd in "${PROGRESS_FD[@]}"; do exec {fd}<&-; done
-  PROGRESS_FD=()
+# progress_mee_figures ELAPSED URL: scrapes the market emulator and sets PROGRESS_MEE from its
+# Trade-Result histogram over the last 10 s (left as it was when the scrape fails).
+progress_mee_figures() {
+  local elapsed="$1" url="$2" line le whole frac snap
+  local -a buckets=() bounds=() first now
+  progress_fetch "${url}" || return 0
+  for line in "${PROGRESS_LINES[@]}"; do
+    [[ "${line}" =~ ^brokerbench_response_seconds_bucket\{type=\"TR\",le=\"([^\"]+)\"\}\ ([0-9]+)$ ]] || continue
+    buckets+=("${BASH_REMATCH[2]}")
+    le="${BASH_REMATCH[1]}"
+    [[ "${le}" != "+Inf" ]] || continue
+    whole="${le%%.*}" frac="${le#*.}000000"
+    [[ "${le}" == *.* ]] || frac=000000
+    bounds+=($((10#${whole} * 1000000 + 10#${frac:0:6})))
+  done
+  ((${#buckets[@]} > 0)) || return 0
+  PROGRESS_BOUNDS=("${bounds[@]}")
+  PROGRESS_SNAPS+=("${elapsed} ${buckets[*]}")
+  while ((${#PROGRESS_SNAPS[@]} > 1)); do  # keep the oldest scrape at most 10 s old
+    read -r -a first <<<"${PROGRESS_SNAPS[1]}"
+    ((elapsed - first[0] >= 10)) || break
+    PROGRESS_SNAPS=("${PROGRESS_SNAPS[@]:1}")
+  done
+  read -r -a first <<<"${PROGRESS_SNAPS[0]}"
+  read -r -a now <<<"${PROGRESS_SNAPS[-1]}"
+  local seconds=$((now[0] - first[0])) n=${#buckets[@]} count rank i below lo hi us
+  ((seconds > 0)) || return 0
+  count=$((now[n] - first[n]))
+  PROGRESS_MEE="TRTPS $((count / seconds)).$((count * 10 / seconds % 10)), TR p90 -"
+  ((count > 0)) || return 0
+  rank=$(((9 * count + 9) / 10))  # the 90th percentile's rank, nearest rank
+  below=0
+  for ((i = 1; i <= n; i++)); do
+    ((now[i] - first[i] < rank)) || break
+    below=$((now[i] - first[i]))
+  done
+  if ((i > ${#PROGRESS_BOUNDS[@]})); then
+    PROGRESS_MEE="${PROGRESS_MEE% -} > $((PROGRESS_BOUNDS[-1] / 1000000)) s"
+    return 0
+  fi
+  lo=0
+  ((i == 1)) || lo=${PROGRESS_BOUNDS[i - 2]}
+  hi=${PROGRESS_BOUNDS[i - 1]}
+  us=$((lo + (hi - lo) * (rank - below) / (now[i] - first[i] - below)))
+  if ((us < 1000000)); then
+    printf -v snap '~%d.%d ms' $((us / 1000)) $((us / 100 % 10))
+  else
+    printf -v snap '~%d.%02d s' $((us / 1000000)) $((us / 10000 % 100))
+  fi
+  PROGRESS_MEE="${PROGRESS_MEE% -} ${snap}"
 }
 
 # progress ELAPSED MEE: ELAPSED seconds since the customer emulators started; MEE is the
 # market emulator's index.
 progress() {
-  local elapsed="$1" mee="$2" total line
+  local elapsed="$1" mee="$2" total line entry
   [[ "${CE_PHASE}" == starting ]] || PROGRESS_RAMP="${PROGRESS_RAMP:-${elapsed}}"
   [[ "${CE_PHASE}" != measuring && "${CE_PHASE}" != over ]] || PROGRESS_START="${PROGRESS_START:-${elapsed}}"
   if is_local "${C_HOST[mee]}"; then
-    progress_read "${C_LOG[mee]}"
-    for line in "${PROGRESS_LINES[@]}"; do
-      [[ "${line}" =~ TR/s\ ([0-9.]+),\ TR\ p90\ ([^,]+) ]] &&
-        PROGRESS_MEE="TRTPS ${BASH_REMATCH[1]}, TR p90 ${BASH_REMATCH[2]}"
+    for entry in "${METRICS[@]}"; do
+      [[ "${entry}" != mee=* ]] || progress_mee_figures "${elapsed}" "${entry#mee=}"
     done
   fi
   if [[ -n "${PROGRESS_START}" ]]; then

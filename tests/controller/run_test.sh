@@ -59,7 +59,7 @@ check "it prints the report's path" has_line "${out}" "^ *Report: ${dir}/report.
 check "it prints the report's transactions table" table_is_the_reports "${out}" "${dir}/report.txt"
 check "... and no mix verdict of the customer emulator's own" lacks_line "${out}" 'within the spec|spec range'
 check "a progress line with the phase, TRTPS and the Trade-Result p90" \
-  has_line "${out}" '^ +\[[0-9]+:[0-9]{2} / [0-9]+:[0-9]{2}\] measuring; TRTPS [0-9.]+, TR p90 ([0-9.]+ ms|-)'
+  has_line "${out}" '^ +\[[0-9]+:[0-9]{2} / [0-9]+:[0-9]{2}\] measuring; TRTPS [0-9.]+, TR p90 (~[0-9.]+ m?s|> [0-9]+ s|-)'
 check "the report tells pending orders from failed trades" \
   has_line "${dir}/report.txt" '^  Pending at the end: (none|[0-9]+ \()'
 check "... and no pending order is a failure" lacks_line "${dir}/report.txt" '^  (limit trigger armed|in its completion delay) '
