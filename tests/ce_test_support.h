@@ -22,6 +22,7 @@
 #include "common/util/cli.h"
 #include "common/util/mix_log.h"
 #include "common/workload/mix.h"
+#include "common/workload/spec.h"
 #include "tests/support/in_process_server.h"
 
 namespace bb::cetest {
@@ -182,21 +183,25 @@ inline WholeDeckMix MixOverWholeDecks(const ParsedLog& log) {
   return mix;
 }
 
-// The spec's required ranges of the CE's eight types (clause 6.3.1), in percent of the CE
-// transactions.
-struct MixRange {
-  const char* code;
-  double low, high;
-};
-inline constexpr MixRange kMixRanges[] = {
-    {"BV", 4.875, 4.925}, {"CP", 12.935, 13.065}, {"MW", 17.910, 18.090}, {"SD", 13.930, 14.070},
-    {"TL", 7.960, 8.040}, {"TO", 10.049, 10.151}, {"TS", 18.905, 19.095}, {"TU", 1.990, 2.010},
-};
+// The spec's required ranges (clause 6.3.1; common/workload/spec.h, which spec_test checks
+// against the deck) of the customer emulator's eight types: all but Trade-Result and
+// Market-Feed, which come from the market emulator.
+inline std::vector<workload::spec::MixRange> CustomerEmulatorRanges() {
+  std::vector<workload::spec::MixRange> ranges;
+  for (const auto& r : workload::spec::kMixRanges) {
+    if (r.type != workload::TransactionType::kTradeResult &&
+        r.type != workload::TransactionType::kMarketFeed) {
+      ranges.push_back(r);
+    }
+  }
+  return ranges;
+}
 // The eight CE types' shares as the spec counts them: the targets are over the whole mix,
 // where MF and TR (1 % + 10 %) come from the MEE; a CE alone carries 89 % of it, so a CE
-// share is scaled by 0.89 before it is compared with the range.
+// share is scaled by that share before it is compared with the range.
 inline double SpecPercent(int64_t count, int64_t ce_total) {
-  return 100.0 * 0.89 * static_cast<double>(count) / static_cast<double>(ce_total);
+  return 100.0 * workload::spec::kCustomerEmulatorShare * static_cast<double>(count) /
+         static_cast<double>(ce_total);
 }
 
 }  // namespace bb::cetest
