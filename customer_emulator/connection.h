@@ -54,8 +54,7 @@ class Connection : public net::Link {
   }
   void OnSending() override {
     const int64_t mono = MonotonicMicros();
-    const int64_t wall = WallMicros();
-    for (uint32_t slot : next_slots_) owner_.OnWriteStarted(slot, mono, wall);
+    for (uint32_t slot : next_slots_) owner_.OnWriteStarted(slot, mono);
     next_slots_.clear();
   }
   // A close the owner asked for (the run is over) is not reported.

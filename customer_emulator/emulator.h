@@ -31,7 +31,8 @@
 //    first byte is started (so time queued behind an earlier write on the same connection is
 //    not counted, but encoding is done); the end is the monotonic clock read in the read
 //    completion handler that delivered the reply frame's last byte, before it is parsed. The
-//    wall-clock start (µs) is read at the same moment as the monotonic start.
+//    wall-clock start (µs) is that monotonic reading on the wall clock (WallFromMonotonic:
+//    one origin pair per run, so a preempted thread cannot stamp a row late).
 //  * Pacing is start to start, so that the offered rate is users / P whatever the response
 //    times (a delay after each reply offered users / (P + response time): 2-3 % under the
 //    nominal rate that --pacing auto computes). A user whose reply comes after its next start

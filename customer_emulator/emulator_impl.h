@@ -19,6 +19,7 @@
 #include "common/protocol/codec.h"
 #include "common/protocol/frame.h"
 #include "common/util/asio.h"
+#include "common/util/clock.h"
 #include "common/util/metrics_server.h"
 #include "common/util/mix_log.h"
 #include "common/workload/inputs.h"
@@ -82,7 +83,7 @@ class Emulator::Impl {
   void OnHelloReply(Connection& c, const std::string& component);
   void OnReply(Connection& c, const pr::FrameHeader& header, std::span<const uint8_t> body,
                int64_t end_us);
-  void OnWriteStarted(uint32_t slot, int64_t mono_us, int64_t wall_us);
+  void OnWriteStarted(uint32_t slot, int64_t mono_us);
   void OnConnectionLost(Connection& c, const Status& why);
   asio::io_context& io() { return io_; }
   const EmulatorOptions& options() const { return options_; }
@@ -152,6 +153,7 @@ class Emulator::Impl {
   int64_t outstanding_ = 0;
   int64_t dm_due_us_ = 0;
   int dm_next_table_ = 0;
+  WallFromMonotonic wall_clock_;  // the mix log's start_us, from the response time's clock
   int64_t run_start_us_ = 0;
   int64_t start_marker_us_ = 0;
   bool ramp_up_over_ = false;  // the ramp-up's time has passed (START needs it and every user)

@@ -30,7 +30,7 @@ void Emulator::Impl::EndRequest(uint32_t slot, pr::Outcome outcome, int32_t spec
                                 uint32_t retries, int64_t end_us, bool reply) {
   Request& r = RequestOf(slot);
   MixRow row;
-  row.start_us = r.written ? r.sent_wall_us : WallMicros();
+  row.start_us = r.written ? r.sent_wall_us : wall_clock_.Wall(MonotonicMicros());
   row.SetCode(wl::TransactionCode(r.type));
   row.spec_status = spec_status;
   row.outcome = static_cast<uint8_t>(outcome);
@@ -134,8 +134,8 @@ std::string Emulator::SummaryText() const {
   out += fmt::format(
       "summary: users started {}, measured {:.1f} s, {} user transactions in it ({:.1f}/s); "
       "sent {}, rows {}, replies {}, errors {}, invalid {}\n",
-      s.users_started, s.measured_seconds, s.measured_transactions, tps, s.sent, s.rows,
-      s.replies, s.errors, s.invalid);
+      s.users_started, s.measured_seconds, s.measured_transactions, tps, s.sent, s.rows, s.replies,
+      s.errors, s.invalid);
   // No mix share and no verdict here: the report judges the mix over its measurement interval
   // with the spec's rules (bb-report), and two judges could disagree (issue 15).
   out += "whole run, ramp-up included (the report has the measurement interval's figures):\n";

@@ -88,12 +88,12 @@ TEST(CustomerEmulator, ShortRunLogsEveryReplyWithMarkersAndTheExactMix) {
     first_min = std::min(first_min, rows.front()->start_us);
     first_max = std::max(first_max, rows.front()->start_us);
     for (size_t i = 1; i < rows.size(); ++i) {
-      // start_us is wall clock and response_us monotonic; on a virtual machine the two can drift
-      // apart by a millisecond or so while NTP slews the wall clock (seen once in a million
-      // rows here), hence 5 ms of slack: this catches a user's requests overlapping by more
-      // than 5 ms. That a user has one request in flight at most is also structural: a user
-      // has one request slot, and its id names the slot (emulator.h).
-      if (rows[i]->start_us + 5000 < rows[i - 1]->start_us + rows[i - 1]->response_us) ++overlaps;
+      // start_us and response_us come from one clock (WallFromMonotonic), so a user's next
+      // request starts no earlier than its last reply ended, to the microsecond. (With two
+      // clock reads per request, a thread preempted between them made rows overlap under load.)
+      // That a user has one request in flight at most is also structural: a user has one
+      // request slot, and its id names the slot (emulator.h).
+      if (rows[i]->start_us < rows[i - 1]->start_us + rows[i - 1]->response_us) ++overlaps;
     }
   }
   EXPECT_EQ(overlaps, 0);
