@@ -18,6 +18,7 @@
 
 #include "common/util/metrics_histogram.h"
 #include "common/util/metrics_text.h"
+#include "tests/support/in_process_server.h"
 #include "tests/support/openmetrics_check.h"
 
 namespace bb {
@@ -160,7 +161,8 @@ TEST(MetricsServer, AnswersConnectionsBeyondTheLimit503AtOnce) {
     idle.emplace_back(io);
     idle.back().connect({asio::ip::make_address("127.0.0.1"), server.port()});
   }
-  std::this_thread::sleep_for(100ms);  // accepted
+  // Once both are accepted (a connection after them is answered 503), the next is too, at once.
+  ASSERT_TRUE(testing::WaitUntil([&] { return Get(server.port()).status == 503; }));
   const auto t0 = std::chrono::steady_clock::now();
   auto busy = Get(server.port());
   EXPECT_LT(SecondsSince(t0), 0.5);
@@ -185,7 +187,8 @@ TEST(MetricsServer, CloseStopsAcceptingAndLetsTheIoContextRunDry) {
   asio::ip::tcp::socket pending(io);
   pending.connect({asio::ip::make_address("127.0.0.1"), port});
   asio::write(pending, asio::buffer(std::string("GET /met")));
-  std::this_thread::sleep_for(50ms);
+  // The one I/O thread accepts in order: a later connection answered means this one is open.
+  ASSERT_EQ(Get(port).status, 200);
   const auto t0 = std::chrono::steady_clock::now();
   server.CloseAndJoin();
   EXPECT_LT(SecondsSince(t0), 1.0);

@@ -91,7 +91,12 @@ for i in "${!forms[@]}"; do
     psql_pid=$!
     dir="${data}/component.$i"
     start_with_password "${dir}" psql "${DB_CONNINFO}" -XAtc 'select current_user, pg_sleep(2)'
-    sleep 1
+    # Once both run psql (their command lines say so), while they sleep in the query.
+    for ((n = 0; n < 300; n++)); do
+      [[ "$(tr '\0' ' ' <"/proc/${psql_pid}/cmdline" 2>/dev/null)" == *pg_sleep* &&
+        "$(tr '\0' ' ' <"/proc/$(cat "${dir}/remote-exec.pid" 2>/dev/null)/cmdline" 2>/dev/null)" == *pg_sleep* ]] && break
+      sleep 0.01
+    done
     all_command_lines >"${out}/cmdlines"
     wait "${psql_pid}" || true
     wait_for_exit "${dir}" || true

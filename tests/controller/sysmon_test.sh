@@ -26,7 +26,12 @@ check "memory used + free is at most MemTotal (${total} KiB), cached is not 0" \
 # the first second must not show.
 "${root}/controller/cpu-sampler" "${work}/p2.csv" --host "${work}/lo.csv" --seconds 2 &
 sampler=$!
-sleep 0.3  # after the first sample
+# After its first sample: its first row is in p2.csv (the header, then a row per sample).
+for ((i = 0; i < 500; i++)); do
+  mapfile -t rows <"${work}/p2.csv" 2>/dev/null || rows=()
+  ((${#rows[@]} < 2)) || break
+  sleep 0.01
+done
 perl -MIO::Socket::INET -e '
   my $srv = IO::Socket::INET->new(LocalAddr => "127.0.0.1", Listen => 1) or die "listen: $!";
   my $pid = fork // die "fork: $!";
