@@ -26,7 +26,8 @@ PROGRESS_LINES=()
 
 # progress_fetch URL: the lines of the exposition at URL (http://HOST:PORT/PATH), in
 # PROGRESS_LINES, by a plain HTTP GET over bash's /dev/tcp (no process started). Each line
-# waits at most a second; fails unless the exposition ends with its "# EOF".
+# waits at most half a second (an emulator that is stopped still has its connections accepted
+# by the kernel, and never answers); fails unless the exposition ends with its "# EOF".
 progress_fetch() {
   local url="$1" hostport path fd line
   PROGRESS_LINES=()
@@ -35,13 +36,13 @@ progress_fetch() {
   hostport="${hostport%%/*}"
   { exec {fd}<>"/dev/tcp/${hostport%:*}/${hostport##*:}"; } 2>/dev/null || return 1
   printf 'GET %s HTTP/1.1\r\nHost: %s\r\nConnection: close\r\n\r\n' "${path}" "${hostport}" >&"${fd}"
-  while IFS= read -r -t 1 -u "${fd}" line; do
+  while IFS= read -r -t 0.5 -u "${fd}" line; do
     line="${line%$'\r'}"
     PROGRESS_LINES+=("${line}")
     [[ "${line}" != "# EOF" ]] || break
   done
   exec {fd}<&-
-  [[ "${PROGRESS_LINES[-1]:-}" == "# EOF" ]]
+  ((${#PROGRESS_LINES[@]} > 0)) && [[ "${PROGRESS_LINES[${#PROGRESS_LINES[@]} - 1]}" == "# EOF" ]]
 }
 
 # progress_mee_figures ELAPSED URL: scrapes the market emulator and sets PROGRESS_MEE from its

@@ -22,6 +22,7 @@ source "${root}/controller/lib/progress.sh"
 work="$(mktemp -d /tmp/bbprogresstest.XXXXXX)"
 server_pid=""
 cleanup() {
+  local PATH=/usr/sbin:/usr/bin:/sbin:/bin  # a failing call may end the test inside `at`
   [[ -z "${server_pid}" ]] || kill "${server_pid}" 2>/dev/null || true
   rm -rf -- "${work}"
 }
@@ -112,6 +113,23 @@ at 248
 metrics 30 30 32 40 46 50 50 50 50 50 50 50 50 50 50 50 50 55
 at 258
 check "the first bucket: interpolated from 0 (500 µs * 27/30)" mee_says 'TRTPS 3.0, TR p90 ~0.4 ms'
+# A market emulator that is stopped (SIGSTOP): the kernel accepts the connection, nothing
+# answers. The line goes on with the last figures, a scrape costs at most half a second.
+perl -MIO::Socket::INET -e '
+  my $l = IO::Socket::INET->new(LocalAddr => "127.0.0.1", LocalPort => 0, Listen => 8) or die;
+  open(my $p, ">", "$ARGV[0].tmp") or die; print $p $l->sockport, "\n"; close $p;
+  rename("$ARGV[0].tmp", $ARGV[0]); sleep 30' "${work}/silent-port" &
+silent_pid=$!
+for ((i = 0; i < 500; i++)); do [[ -s "${work}/silent-port" ]] && break; sleep 0.01; done
+METRICS=("mee=http://127.0.0.1:$(<"${work}/silent-port")/metrics")
+t0=${EPOCHREALTIME/./}
+at 259
+t1=${EPOCHREALTIME/./}
+kill "${silent_pid}"
+wait "${silent_pid}" 2>/dev/null || true
+check "an endpoint that never answers: the last figures stay" mee_says 'TRTPS 3.0, TR p90 ~0.4 ms'
+check "... after at most a second" test $(((t1 - t0) / 1000)) -lt 1000
+METRICS=("mee=http://127.0.0.1:${port}/metrics")
 CE_PHASE=over
 kill "${server_pid}"
 wait "${server_pid}" 2>/dev/null || true
