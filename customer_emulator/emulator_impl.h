@@ -50,11 +50,10 @@ struct Request {
   uint32_t connection = 0;
   TT type = TT::kTradeStatus;
   bool outstanding = false;
-  bool written = false;      // its frame's write has started
-  int64_t ready_us = 0;      // monotonic: when the requester was ready to send
-  int64_t sent_us = 0;       // monotonic: write start (response time origin)
-  int64_t sent_wall_us = 0;  // wall clock at the same moment
-  wl::InputVariant inputs;   // a user's: its input's variant, for the row (empty for DM, TC)
+  bool written = false;     // its frame's write has started
+  int64_t ready_us = 0;     // monotonic: when the requester was ready to send
+  int64_t sent_us = 0;      // monotonic: write start (response time origin, and the row's start)
+  wl::InputVariant inputs;  // a user's: its input's variant, for the row (empty for DM, TC)
 };
 static_assert(wl::InputVariant::kCapacity < sizeof(MixRow::inputs),
               "a mix row holds every input variant whole");

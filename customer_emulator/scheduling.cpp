@@ -185,7 +185,6 @@ void Emulator::Impl::OnWriteStarted(uint32_t slot, int64_t mono_us) {
   Request& r = RequestOf(slot);
   r.written = true;
   r.sent_us = mono_us;
-  r.sent_wall_us = wall_clock_.Wall(mono_us);
   if (slot >= users_.size()) return;
   summary_->dispatch_lateness.Record(mono_us - r.ready_us);
   User& user = users_[slot];

@@ -30,7 +30,7 @@ void Emulator::Impl::EndRequest(uint32_t slot, pr::Outcome outcome, int32_t spec
                                 uint32_t retries, int64_t end_us, bool reply) {
   Request& r = RequestOf(slot);
   MixRow row;
-  row.start_us = r.written ? r.sent_wall_us : wall_clock_.Wall(MonotonicMicros());
+  row.start_us = wall_clock_.Wall(r.written ? r.sent_us : MonotonicMicros());
   row.SetCode(wl::TransactionCode(r.type));
   row.spec_status = spec_status;
   row.outcome = static_cast<uint8_t>(outcome);

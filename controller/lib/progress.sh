@@ -48,7 +48,7 @@ progress_fetch() {
 # progress_mee_figures ELAPSED URL: scrapes the market emulator and sets PROGRESS_MEE from its
 # Trade-Result histogram over the last 10 s (left as it was when the scrape fails).
 progress_mee_figures() {
-  local elapsed="$1" url="$2" line le whole frac snap
+  local elapsed="$1" url="$2" line le whole frac p90
   local -a buckets=() bounds=() first now
   progress_fetch "${url}" || return 0
   for line in "${PROGRESS_LINES[@]}"; do
@@ -90,11 +90,11 @@ progress_mee_figures() {
   hi=${PROGRESS_BOUNDS[i - 1]}
   us=$((lo + (hi - lo) * (rank - below) / (now[i] - first[i] - below)))
   if ((us < 1000000)); then
-    printf -v snap '~%d.%d ms' $((us / 1000)) $((us / 100 % 10))
+    printf -v p90 '~%d.%d ms' $((us / 1000)) $((us / 100 % 10))
   else
-    printf -v snap '~%d.%02d s' $((us / 1000000)) $((us / 10000 % 100))
+    printf -v p90 '~%d.%02d s' $((us / 1000000)) $((us / 10000 % 100))
   fi
-  PROGRESS_MEE="${PROGRESS_MEE% -} ${snap}"
+  PROGRESS_MEE="${PROGRESS_MEE% -} ${p90}"
 }
 
 # progress ELAPSED MEE: ELAPSED seconds since the customer emulators started; MEE is the
