@@ -1,4 +1,5 @@
 # shellcheck shell=bash
+# shellcheck disable=SC2153 # NETNS_* are set by netns.sh, which sources this file
 # netns.sh's sshd per emulated host (netns_start_sshd) and the ssh configuration that reaches
 # them: sourced by netns.sh, never alone (it uses its state: NETNS_DIR, NETNS_HOSTS, NETNS_ADDR).
 

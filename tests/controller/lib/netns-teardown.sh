@@ -1,4 +1,5 @@
 # shellcheck shell=bash
+# shellcheck disable=SC2153 # NETNS_* are set by netns.sh, which sources this file
 # netns.sh's teardown (netns_teardown) and the process checks it and netns_start_sshd use:
 # sourced by netns.sh, never alone (it removes what NETNS_DIR/created lists).
 
