@@ -77,9 +77,9 @@ Status Emulator::Impl::Run() {
   if (!log.ok()) return log.status();
   log_ = std::move(log).value();
 
-  // Users: stream 2i+2 deals user i's deck, 2i+3 draws its inputs; stream 1 is the DM's.
+  // Streams: 0 deals the emulator's deck, 1 draws the DM's inputs, i + 2 user i's inputs.
   // A partitioned CE offsets its streams by its first LU so that CEs sharing a run and a
-  // seed do not replay each other's decks.
+  // seed do not replay each other's decks and inputs.
   std::optional<wl::CustomerSelector> selector;
   uint64_t stream_base = 0;
   if (o.partition_first != 0 || o.partition_customers != 0) {
@@ -88,15 +88,15 @@ Status Emulator::Impl::Run() {
     selector = *s;
     stream_base = static_cast<uint64_t>(s->partition_first_load_unit()) << 32;
   }
+  deck_.emplace(wl::StreamSeed(o.seed, stream_base));
   users_.reserve(static_cast<size_t>(o.users));
   for (int i = 0; i < o.users; ++i) {
-    const uint64_t deck_stream = stream_base + 2 * static_cast<uint64_t>(i) + 2;
-    wl::MixDeck deck(wl::StreamSeed(o.seed, deck_stream));
-    wl::RngSeed input_seed = wl::StreamSeed(o.seed, deck_stream + 1);
+    const wl::RngSeed input_seed =
+        wl::StreamSeed(o.seed, stream_base + static_cast<uint64_t>(i) + 2);
     if (selector) {
-      users_.emplace_back(std::move(deck), wl::InputGenerator(o.sizing, input_seed, *selector));
+      users_.emplace_back(wl::InputGenerator(o.sizing, input_seed, *selector));
     } else {
-      users_.emplace_back(std::move(deck), wl::InputGenerator(o.sizing, input_seed));
+      users_.emplace_back(wl::InputGenerator(o.sizing, input_seed));
     }
   }
   dm_inputs_ =

@@ -90,9 +90,9 @@ void DefineOptions(CLI::App& app, Options& o) {
       ->type_name("SECONDS")
       ->check(cli::DecimalRange(0, 3600));
   auto* seed = app.add_option("--seed", e.seed,
-                              "fix the run's seed (users' decks and inputs follow from it) to\n"
-                              "replay a run (default: from the time of day and the process id,\n"
-                              "as clause 5.8.2 wants; the seed in use is logged at the start)")
+                              "fix the run's seed (the deck and the users' inputs follow from\n"
+                              "it) to replay a run (default: from the time of day and the process\n"
+                              "id, as clause 5.8.2 wants; the seed in use is logged at the start)")
                    ->check(Range(0, INT64_MAX));
   app.add_option("--partition-first", e.partition_first,
                  "first customer ordinal (1-based) this emulator owns (spec 5.4:\n"

@@ -162,7 +162,7 @@ void Emulator::Impl::Dispatch(uint32_t u, int64_t ready_us) {
   Request& r = user.request;
   Connection& c = *connections_[r.connection];
   if (!c.ready()) return;  // its connection is gone: the user has stopped
-  const TT type = user.deck.Next();
+  const TT type = deck_->Next();
   pr::Writer w(c.next_buffer());
   const uint32_t seq = r.seq + 1;
   if (Status s = EncodeDeckRequest(type, user.inputs, RequestId(u, seq), w); !s.ok()) {

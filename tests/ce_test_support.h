@@ -1,6 +1,6 @@
 // Support for the Customer Emulator tests: an in-process Brokerage House on an ephemeral
 // loopback port, a strict reader of the mix log format (postprocess/MIXLOG.md), and the
-// whole-deck mix check (clause 6.3.1).
+// emulator's mix against its deck (clause 6.3.1).
 //
 // Thread-safety: none; one of each per test.
 #pragma once
@@ -162,24 +162,25 @@ inline ParsedLog ReadMixLog(const std::string& path) {
   return log;
 }
 
-// The mix over every user's whole decks: each user's rows in file order (one request at a time,
-// so in deck order), cut to a multiple of 890. With the deck of clause 6.3.1 this must be exactly
-// decks × the cards of each type.
-struct WholeDeckMix {
-  int64_t decks = 0;
-  std::map<std::string, int64_t> count;
+// The customer emulator's mix against its deck (clause 6.3.1): its users draw in turn from the
+// emulator's one 890-card deck and every draw ends in a row, so its user rows are `passes` whole
+// passes of the deck plus the first `rest` cards of one more.
+struct DeckMix {
+  int64_t passes = 0;
+  int64_t rest = 0;
+  std::map<std::string, int64_t> count;  // user rows by type
 };
-inline WholeDeckMix MixOverWholeDecks(const ParsedLog& log) {
-  std::map<int64_t, std::vector<const LogRow*>> by_user;
+inline DeckMix MixOfTheDeck(const ParsedLog& log) {
+  DeckMix mix;
+  int64_t rows = 0;
   for (const auto& r : log.rows) {
-    if (r.user >= 0) by_user[r.user].push_back(&r);
+    if (r.user >= 0) {
+      ++mix.count[r.code];
+      ++rows;
+    }
   }
-  WholeDeckMix mix;
-  for (const auto& [user, rows] : by_user) {
-    const size_t whole = rows.size() / workload::kDeckSize * workload::kDeckSize;
-    mix.decks += static_cast<int64_t>(whole / workload::kDeckSize);
-    for (size_t i = 0; i < whole; ++i) ++mix.count[rows[i]->code];
-  }
+  mix.passes = rows / static_cast<int64_t>(workload::kDeckSize);
+  mix.rest = rows % static_cast<int64_t>(workload::kDeckSize);
   return mix;
 }
 
