@@ -74,6 +74,7 @@ std::string Json() {
   out += fmt::format("  \"dm_gap_max_s\": {},\n", spec::kDmGapMaxSeconds);
   out += fmt::format("  \"dm_max_s\": {},\n", spec::kDmMaxSeconds);
   out += fmt::format("  \"mi_min_s\": {},\n", spec::kMeasurementIntervalMinSeconds);
+  out += fmt::format("  \"steady_ramp_up_s\": {},\n", spec::kSteadyRampUpSeconds);
   out += fmt::format("  \"min_customers\": {},\n", spec::kMinCustomers);
   out += fmt::format("  \"scale_factor\": {},\n", spec::kScaleFactor);
   out += fmt::format("  \"initial_trade_days\": {},\n", spec::kInitialTradeDays);

@@ -10,6 +10,7 @@
 #include <string_view>
 
 #include "common/workload/mix.h"
+#include "common/workload/price_curve.h"
 
 namespace bb::workload::spec {
 
@@ -115,6 +116,10 @@ inline constexpr int kMeasurementIntervalMinSeconds = 7200;
 inline constexpr int kMinCustomers = 5000;
 inline constexpr int kScaleFactor = 500;
 inline constexpr int kInitialTradeDays = 300;
+// The ramp-up that steady state needs (clause 6.6: the measurement interval lies in it): a
+// limit order triggers within one period of the price curve (price_curve.h), so only once the
+// users have run this long do as many Trade-Results come back as Trade-Orders go out.
+inline constexpr int kSteadyRampUpSeconds = static_cast<int>(kPricePeriodMs / 1000);
 
 // Reported throughput: 80..100 % of nominal reports the measured figure, 100..102 % the
 // nominal one, anything else is invalid (clauses 6.6.8, 6.7).

@@ -10,7 +10,10 @@ SCALE_FACTOR=500
 CONNINFO=""
 CONNINFO_EMBEDDED=0
 USERS=10
-RAMP_UP=360
+# 15 minutes: a limit order triggers within one 900 s period of the price curve (TPCE-REFERENCE
+# 3.21, 5.5), so only after 900 s at full load do as many Trade-Results come back as
+# Trade-Orders go out, and the measurement interval must lie in that steady state (clause 6.6).
+RAMP_UP=900
 DURATION=300
 PACING=auto
 SEED=""

@@ -52,6 +52,33 @@ subtest 'two customer emulator logs: latest START, earliest STOP' => sub {
   is($r->{trtps}{trade_results_in_mi}, 1, 'TRTPS counts that one');
   ok(!grep({ $_->{rule} eq 'markers' } @{ $r->{reasons} }), 'no marker complaint');
   cmp_ok(abs($r->{ramp_up}{observed_s} - 7), '<', 1e-9, 'ramp-up observed: first row at +5 s to MI start at +12 s');
+  like($r->{ramp_up}{warning}, qr/\Athe ramp-up was 7\.0 s, shorter than the 900 s a limit order may take to trigger: .* understates TRTPS/,
+       'a 7 s ramp-up is warned of');
+};
+
+subtest 'a ramp-up of 900 s or more: no warning; shorter: warned' => sub {
+  # [configured ramp_up_s (undef: not in run.conf), START (first row at 0), warning or not]
+  for my $case ([900, 900, undef], [1200, 1200, undef], [899, 899, qr/the ramp-up was 899\.0 s,/],
+                [900, 899.5, undef],      # the configured one counts when known
+                [undef, 899.5, undef],    # else the observed, short by a dispatch: under 1 s
+                [undef, 898.5, qr/the ramp-up was 898\.5 s,/]) {
+    my ($conf, $start, $want) = @$case;
+    my $d = tmpdir();
+    write_conf($d, customers => 1000, scale_factor => 500, initial_trade_days => 300,
+               (defined $conf ? (ramp_up_s => $conf) : ()), db_name => 'bb', status => 'complete');
+    write_log("$d/ce/h1/mix-ce-1.csv",
+      row(at(0), 'TS', 'ok', 1000),
+      marker(at($start), 'START'),
+      row(at($start + 1), 'TS', 'ok', 1000),
+      marker(at($start + 1000), 'STOP'));
+    my $r = analyze_dir($d);
+    my $name = sprintf('ramp_up_s %s, START at %s s', $conf // 'unknown', $start);
+    if ($want) {
+      like($r->{ramp_up}{warning}, $want, "$name: warned");
+    } else {
+      ok(!exists $r->{ramp_up}{warning}, "$name: no warning");
+    }
+  }
 };
 
 subtest 'missing START and STOP: fallback to rows, INVALID' => sub {

@@ -13,6 +13,7 @@ use BrokerBench::Csv qw(read_run_conf);
 use BrokerBench::MixLog qw(new_store read_mix_log read_markers);
 use BrokerBench::Format qw(utc_time utc_us is_number fmt_s);
 use BrokerBench::Result qw(add_reason add_note);
+use BrokerBench::Spec qw($STEADY_RAMP_UP_S);
 
 our @EXPORT_OK = qw(read_settings read_mix_logs measurement_interval);
 
@@ -305,6 +306,18 @@ sub measurement_interval {
     first_transaction_utc => utc_time($first),
     observed_s   => defined $first ? max(0, ($mi->{start_us} - $first) / $US) : undef,
   };
+  # The configured ramp-up when run.conf has it; else the observed one, which is short of the
+  # configured by the first user's dispatch (under a second).
+  my $configured = $r->{ramp_up}{configured_s};
+  my ($ramp, $slack) = is_number($configured) && $configured >= 0 ? ($configured, 0)
+                     : ($r->{ramp_up}{observed_s}, 1);
+  if (defined $ramp && $ramp + $slack < $STEADY_RAMP_UP_S) {
+    $r->{ramp_up}{warning} =
+      sprintf('the ramp-up was %.1f s, shorter than the %d s a limit order may take to trigger: '
+              . 'fewer Trade-Results may have come back than Trade-Orders went out, which '
+              . 'understates TRTPS (the default ramp-up, 15 minutes, avoids it)',
+              $ramp, $STEADY_RAMP_UP_S);
+  }
 }
 
 1;

@@ -14,7 +14,7 @@ use BrokerBench::Format qw(unknown plural);
 use BrokerBench::Render qw(render_text render_html write_atomic);
 use BrokerBench::ReportRun qw(transactions_section input_variants_section errors_section
                               reconciliation_section throughput_section interval_section
-                              verdict_section compliance_section);
+                              verdict_section compliance_section run_warnings);
 use BrokerBench::ReportResources qw(cpu_section waits_section statements_section
                                     profile_section database_section system_section bh_section
                                     mee_section);
@@ -65,7 +65,7 @@ sub build_sections {
 sub headline_lines {
   my ($r) = @_;
   my @lines = ($r->{trtps}{headline}, $r->{verdict}{headline});
-  push @lines, "Warning: $r->{cpu}{warning}" if $r->{cpu}{warning};
+  push @lines, map { "Warning: $_" } run_warnings($r);
   return \@lines;
 }
 sub plots_section {
@@ -129,7 +129,7 @@ sub json_data {
   my %d = map { $_ => $r->{$_} } grep { !/\A_/ && !/\A(?:reasons|notes)\z/ } keys %$r;
   $d{plots} = $plots if $plots;
   $d{headline} = { trtps => $r->{trtps}{headline}, verdict => $r->{verdict}{headline},
-                   warnings => [$r->{cpu}{warning} ? $r->{cpu}{warning} : ()] };
+                   warnings => [run_warnings($r)] };
   return \%d;
 }
 # write_reports($result, $plots) -> path of report.txt. Dies with a message naming the file

@@ -12,7 +12,7 @@ use BrokerBench::Render qw(text_table);
 
 our @EXPORT_OK = qw(transactions_section transactions_text input_variants_section errors_section
                     reconciliation_section throughput_section interval_section verdict_section
-                    compliance_section);
+                    compliance_section run_warnings);
 
 sub transactions_section {
   my ($r) = @_;
@@ -328,12 +328,19 @@ sub checks_rows {
   return \@rows;
 }
 
+# run_warnings($result) -> what makes the result understate the database, shown beside the
+# verdict: the harness's share of the database host's CPU and a ramp-up too short for steady
+# state.
+sub run_warnings {
+  my ($r) = @_;
+  return grep { $_ } ($r->{cpu}{warning}, $r->{ramp_up}{warning});
+}
+
 sub verdict_section {
   my ($r) = @_;
   my $v = $r->{verdict};
-  my @blocks = ({ t => 'headline', lines => [$v->{headline},
-                                             $r->{cpu}{warning} ? "Warning: $r->{cpu}{warning}"
-                                                                : ()] });
+  my @blocks = ({ t => 'headline',
+                  lines => [$v->{headline}, map { "Warning: $_" } run_warnings($r)] });
   if (@{ $v->{reasons} }) {
     push @blocks, { t => 'list', ordered => 1,
                     items => [map { "[$_->{rule}, clause $_->{clause}] $_->{text}" }

@@ -18,7 +18,7 @@ our @EXPORT_OK = qw(
   @OUTCOMES %OUTCOME_INDEX @VALID_OUTCOMES @ERROR_OUTCOMES %IS_VALID %IS_ERROR
   $DM_GAP_MIN_S $DM_GAP_MAX_S $DM_MAX_S $TO_ROLLBACK_P @TO_ROLLBACK_RANGE
   @INPUT_VARIANTS %INPUT_CHOICES %INPUT_TOKENS
-  $MI_MIN_S $MIN_CUSTOMERS $SCALE_FACTOR $INITIAL_TRADE_DAYS
+  $MI_MIN_S $STEADY_RAMP_UP_S $MIN_CUSTOMERS $SCALE_FACTOR $INITIAL_TRADE_DAYS
   $TRTPS_LOW $TRTPS_HIGH
   $STEADY_LONG_WINDOW_S $STEADY_LONG_SLIDE_S $STEADY_LONG_TOL
   $STEADY_SHORT_WINDOW_S $STEADY_SHORT_SLIDE_S $STEADY_SHORT_TOL $STEADY_MIN_WINDOW_S
@@ -107,6 +107,9 @@ $INPUT_TOKENS{TO}{rb} = 1;
 
 # Run structure and sizing (clauses 6.6.1, 2.6.1.2, 2.6.1.4, 2.6.1.5).
 our $MI_MIN_S           = $SPEC->{mi_min_s};
+# The ramp-up after which as many Trade-Results come back as Trade-Orders go out: a limit
+# order triggers within one 900 s period of the price curve.
+our $STEADY_RAMP_UP_S   = $SPEC->{steady_ramp_up_s};
 our $MIN_CUSTOMERS      = $SPEC->{min_customers};
 our $SCALE_FACTOR       = $SPEC->{scale_factor};
 our $INITIAL_TRADE_DAYS = $SPEC->{initial_trade_days};
