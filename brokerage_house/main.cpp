@@ -14,6 +14,7 @@
 #include "common/db/loaded_sizing.h"
 #include "common/util/cli_app.h"
 #include "common/util/logging.h"
+#include "common/workload/sizing_options.h"
 
 namespace {
 
@@ -83,17 +84,10 @@ void DefineOptions(CLI::App& app, Options& o) {
   app.add_option("--max-retries", o.frames.max_retries,
                  "retries on serialization failure or deadlock (default 5)")
       ->check(Range(0, 100'000));
-  auto* customers = app.add_option("--customers", s.identity.customers_total,
-                                   "customers in the run's sizing, checked against every\n"
-                                   "client's hello (default 1000); with --db the sizing is read\n"
-                                   "from the database and the sizing options must agree")
-                        ->check(Range(1, 1'000'000'000));
-  auto* scale_factor =
-      app.add_option("--scale-factor", s.identity.scale_factor, "customers per tpsE (default 500)")
-          ->check(Range(1, 100'000));
-  auto* trade_days = app.add_option("--initial-trade-days", s.identity.initial_trade_days,
-                                    "business days of initial trades (default 10)")
-                         ->check(Range(1, 100'000));
+  const auto sizing = bb::workload::AddSizingOptions(
+      app, s.identity.customers_total, s.identity.scale_factor, s.identity.initial_trade_days,
+      "the run's sizing, checked against every client's hello; with --db\n"
+      "it is read from the database and the sizing options must agree");
   app.add_option("--summary-seconds", s.summary_seconds,
                  "period of the summary line in the log (default 10; 0: none)")
       ->check(Range(0, 100'000));
@@ -110,8 +104,8 @@ void DefineOptions(CLI::App& app, Options& o) {
                  "requests, outcomes, retries, server time, database round trips\n"
                  "and statements)")
       ->type_name("FILE");
-  cli::CheckAfterParse(app, [&o, customers, scale_factor, trade_days] {
-    o.sizing_given = customers->count() + scale_factor->count() + trade_days->count() > 0;
+  cli::CheckAfterParse(app, [&o, sizing] {
+    o.sizing_given = sizing.given();
     if (o.no_db && !o.conninfo.empty()) {
       return Status::InvalidArgument("--no-db and --db exclude each other");
     }

@@ -10,6 +10,7 @@
 #include "common/util/cli_app.h"
 #include "common/util/logging.h"
 #include "common/workload/inputs.h"
+#include "common/workload/sizing_options.h"
 #include "customer_emulator/emulator.h"
 
 namespace {
@@ -63,15 +64,8 @@ void DefineOptions(CLI::App& app, Options& o) {
   cli::AddAddress(app, "--bh", e.bh,
                   "the Brokerage House (default 127.0.0.1:30000), or unix:PATH (a\n"
                   "Unix-domain socket: cheaper when both run on one host)");
-  app.add_option("--customers", e.sizing.customers,
-                 "customers in the run's sizing (default 1000); the Brokerage\n"
-                 "House refuses a hello with another sizing")
-      ->check(Range(1, wl::kMaxCustomers));
-  app.add_option("--scale-factor", e.sizing.scale_factor, "customers per tpsE (default 500)")
-      ->check(Range(1, wl::kMaxScaleFactor));
-  app.add_option("--initial-trade-days", e.sizing.initial_trade_days,
-                 "business days of initial trades (default 10)")
-      ->check(Range(1, wl::kMaxInitialTradeDays));
+  wl::AddSizingOptions(app, e.sizing.customers, e.sizing.scale_factor, e.sizing.initial_trade_days,
+                       "the run's sizing: the Brokerage House refuses a hello with another");
   app.add_option("--users", e.users, "emulated users (default 10)")->check(Range(1, 1'000'000));
   cli::AddDuration(app, "--ramp-up", e.ramp_up, 30 * 86400,
                    "time before START: users start spread evenly over its first\n"

@@ -15,6 +15,7 @@
 #include "common/db/connection.h"
 #include "common/db/loaded_sizing.h"
 #include "common/util/cli_app.h"
+#include "common/workload/sizing_options.h"
 #include "loader/check.h"
 #include "loader/load_plan.h"
 #include "loader/loader.h"
@@ -97,21 +98,15 @@ void DefineOptions(CLI::App& app, Options& o) {
   o.jobs = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   cli::Configure(app);
   app.footer(kFooter);
-  // Range errors for sizing come from Sizing::Validate, which knows the rules.
+  // The rules across the three (a multiple of 1000, initial trades left) are Sizing::Validate's.
   const std::string sizing = "Sizing (the database must be loaded and driven with the same values)";
-  app.add_option("--customers", o.sizing.customers,
-                 "customers, a multiple of 1000 (default 1000; a compliant\n"
-                 "database has at least 5000)")
-      ->check(cli::Range(INT64_MIN, INT64_MAX))
-      ->group(sizing);
-  app.add_option("--initial-trade-days", o.sizing.initial_trade_days,
-                 "business days of initial trades (default 10; compliant: 300)")
-      ->check(cli::Range(INT64_MIN, INT64_MAX))
-      ->group(sizing);
-  app.add_option("--scale-factor", o.sizing.scale_factor,
-                 "customers per tpsE (default 500, the spec's value)")
-      ->check(cli::Range(INT64_MIN, INT64_MAX))
-      ->group(sizing);
+  const auto options = bb::workload::AddSizingOptions(
+      app, o.sizing.customers, o.sizing.scale_factor, o.sizing.initial_trade_days,
+      "a compliant database has at least 5000 customers and 300\n"
+      "initial trade days");
+  options.customers->group(sizing);
+  options.scale_factor->group(sizing);
+  options.initial_trade_days->group(sizing);
 
   app.add_option("--db", o.conninfo,
                  "libpq connection string, e.g. \"host=/tmp port=5432 dbname=bb\";\n"

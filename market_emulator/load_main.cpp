@@ -15,14 +15,15 @@
 
 #include <fmt/format.h>
 
+#include "common/net/link.h"
 #include "common/protocol/codec.h"
 #include "common/util/asio.h"
 #include "common/util/cli_app.h"
 #include "common/util/clock.h"
+#include "common/util/stream_socket.h"
 #include "common/workload/market.h"
 #include "common/workload/random.h"
-#include "common/net/link.h"
-#include "common/util/stream_socket.h"
+#include "common/workload/sizing_options.h"
 
 namespace {
 
@@ -49,7 +50,6 @@ struct Options {
 void DefineOptions(CLI::App& app, Options& o) {
   namespace cli = bb::cli;
   using cli::Range;
-  constexpr int64_t kMax = bb::workload::kMaxCustomers;
   cli::Configure(app);
   cli::AddAddress(app, "--mee", o.mee, "the market emulator")->required();
   app.add_option("--rate", o.rate, "orders per second (1..1000000)")
@@ -65,14 +65,8 @@ void DefineOptions(CLI::App& app, Options& o) {
       ->check(Range(0, 100));
   app.add_option("--first-trade-id", o.first_trade_id, "trade ids start here (default 1)")
       ->check(Range(1, INT64_MAX / 2));
-  app.add_option("--customers", o.sizing.customers, "customers for the hello (default 1000)")
-      ->check(Range(1, kMax));
-  app.add_option("--scale-factor", o.sizing.scale_factor,
-                 "customers per tpsE for the hello (default 500)")
-      ->check(Range(1, kMax));
-  app.add_option("--initial-trade-days", o.sizing.initial_trade_days,
-                 "initial trade days for the hello (default 10)")
-      ->check(Range(1, kMax));
+  bb::workload::AddSizingOptions(app, o.sizing.customers, o.sizing.scale_factor,
+                                 o.sizing.initial_trade_days, "the sizing sent in the hello");
   app.add_option("--seed", o.seed, "seed of symbols, types and quantities (default 1)")
       ->check(Range(0, INT64_MAX));
   cli::CheckAfterParse(app, [&o] { return o.sizing.Validate(); });
@@ -81,8 +75,7 @@ void DefineOptions(CLI::App& app, Options& o) {
 class Load {
  public:
   explicit Load(const Options& o)
-      : o_(o), market_(o.sizing), random_(o.seed), tick_(io_), next_trade_id_(o.first_trade_id) {
-  }
+      : o_(o), market_(o.sizing), random_(o.seed), tick_(io_), next_trade_id_(o.first_trade_id) {}
 
   Status Run() {
     bb::error_code ec;

@@ -8,6 +8,7 @@
 #include "common/util/cli_app.h"
 #include "common/util/logging.h"
 #include "common/workload/inputs.h"
+#include "common/workload/sizing_options.h"
 #include "market_emulator/emulator.h"
 
 namespace {
@@ -75,14 +76,9 @@ void DefineOptions(CLI::App& app, Options& o) {
   app.add_option("--max-in-flight", e.max_in_flight,
                  "requests outstanding per connection, 1 = closed loop (default 8)")
       ->check(Range(1, 1024));
-  app.add_option("--customers", e.sizing.customers,
-                 "customers in the run's sizing (default 1000), checked in every hello")
-      ->check(Range(1, bb::workload::kMaxCustomers));
-  app.add_option("--scale-factor", e.sizing.scale_factor, "customers per tpsE (default 500)")
-      ->check(Range(1, bb::workload::kMaxCustomers));
-  app.add_option("--initial-trade-days", e.sizing.initial_trade_days,
-                 "business days of initial trades (default 10)")
-      ->check(Range(1, bb::workload::kMaxCustomers));
+  bb::workload::AddSizingOptions(app, e.sizing.customers, e.sizing.scale_factor,
+                                 e.sizing.initial_trade_days,
+                                 "the run's sizing, checked in every hello");
   auto* seed = app.add_option("--seed", e.seed,
                               "fix the seed of the processing delays and artificial ticker\n"
                               "entries (default: from the time of day and the process id, as\n"

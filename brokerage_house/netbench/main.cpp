@@ -9,6 +9,7 @@
 #include "brokerage_house/netbench/load_client.h"
 #include "common/util/cli.h"
 #include "common/util/cli_app.h"
+#include "common/workload/sizing_options.h"
 
 namespace {
 
@@ -91,16 +92,8 @@ void DefineClient(CLI::App& app, nb::LoadOptions& o) {
          "Trade-Status accounts drawn uniformly from COUNT accounts from FIRST\n"
          "(default: one fixed account; a real database wants many)")
       ->type_name("FIRST:COUNT");
-  app.add_option("--customers", o.customers,
-                 "customers in the sizing sent in the hello (default 1000: the BH's\n"
-                 "--no-db)")
-      ->check(Range(1, 1'000'000'000));
-  app.add_option("--scale-factor", o.scale_factor,
-                 "customers per tpsE, for the hello (default 500)")
-      ->check(Range(1, 100'000));
-  app.add_option("--initial-trade-days", o.initial_trade_days,
-                 "initial trade days, for the hello (default 10)")
-      ->check(Range(1, 100'000));
+  bb::workload::AddSizingOptions(app, o.customers, o.scale_factor, o.initial_trade_days,
+                                 "the sizing sent in the hello (the defaults: the BH's --no-db)");
 }
 
 }  // namespace
