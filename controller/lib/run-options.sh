@@ -50,8 +50,8 @@ parse_options() {
       --customers)
         CUSTOMERS=$(whole "${option}" "${value}" 1000 100000000)
         ((CUSTOMERS % 1000 == 0)) || usage_error "run: --customers: '${value}' is not a multiple of 1000" ;;
-      --initial-trade-days) TRADE_DAYS=$(whole "${option}" "${value}" 1 1000) ;;
-      --scale-factor) SCALE_FACTOR=$(whole "${option}" "${value}" 1 100000) ;;
+      --initial-trade-days) TRADE_DAYS=$(whole "${option}" "${value}" 1 3650) ;;
+      --scale-factor) SCALE_FACTOR=$(whole "${option}" "${value}" 1 1000000) ;;
       --db) [[ -n "${value}" ]] || usage_error "run: --db: the connection string is empty"; CONNINFO="${value}" ;;
       --users) USERS=$(whole "${option}" "${value}" 1 1000000) ;;
       --ramp-up) RAMP_UP=$(to_seconds run "${option}" "${value}") ;;
