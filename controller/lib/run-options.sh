@@ -10,9 +10,10 @@ SCALE_FACTOR=500
 CONNINFO=""
 CONNINFO_EMBEDDED=0
 USERS=10
-# 15 minutes: a limit order triggers within one 900 s period of the price curve (TPCE-REFERENCE
-# 3.21, 5.5), so only after 900 s at full load do as many Trade-Results come back as
-# Trade-Orders go out, and the measurement interval must lie in that steady state (clause 6.6).
+# 15 minutes: a limit order triggers within one 900 s period of the price curve
+# (common/workload/price_curve.h; kSteadyRampUpSeconds in common/workload/spec.h), so only after
+# 900 s at full load do as many Trade-Results come back as Trade-Orders go out, and the
+# measurement interval must lie in that steady state (clause 6.6).
 RAMP_UP=900
 DURATION=300
 PACING=auto
