@@ -14,7 +14,8 @@ scrape_endpoints() {
   while kill -0 "${run_pid}" 2>/dev/null; do
     if [[ ${#urls[@]} -eq 0 ]]; then
       conf=$(find "${runs}" -mindepth 2 -maxdepth 2 -name run.conf -newer "${since}" -print -quit 2>/dev/null)
-      [[ -z "${conf}" ]] || read -r -a urls < <(sed -n 's/^metrics=//p' "${conf}" | tr ' ' '\n' | sed 's/^[a-z0-9]*=//' | tr '\n' ' ')
+      [[ -z "${conf}" ]] || read -r -a urls < <(sed -n 's/^metrics=//p' "${conf}")
+      urls=("${urls[@]#*=}")  # NAME=URL -> URL
     fi
     for url in "${urls[@]}"; do
       [[ -z "${closed[${url}]:-}" ]] || continue

@@ -315,8 +315,8 @@ sub measurement_interval {
     $r->{ramp_up}{warning} =
       sprintf('the ramp-up was %.1f s, shorter than the %d s a limit order may take to trigger: '
               . 'fewer Trade-Results may have come back than Trade-Orders went out, which '
-              . 'understates TRTPS (the default ramp-up, 15 minutes, avoids it)',
-              $ramp, $STEADY_RAMP_UP_S);
+              . 'understates TRTPS (the default ramp-up, %d minutes, avoids it)',
+              $ramp, $STEADY_RAMP_UP_S, $STEADY_RAMP_UP_S / 60);
   }
 }
 
