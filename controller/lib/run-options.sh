@@ -15,7 +15,11 @@ USERS=10
 # 900 s at full load do as many Trade-Results come back as Trade-Orders go out, and the
 # measurement interval must lie in that steady state (clause 6.6).
 RAMP_UP=900
-DURATION=300
+# 15 minutes, one whole period of the price curve too: the Trade-Results of an interval are the
+# market orders plus the limit orders that trigger in it, and the pending count wanders (about
+# 100-130 at 2 tpsE, BENCHMARKS.md "--pacing auto against the nominal throughput"), so over 5
+# minutes TRTPS moved about 2.5 % from run to run; over 15 about 1 %.
+DURATION=900
 PACING=auto
 SEED=""
 SEED_SOURCE="time of day"
