@@ -78,6 +78,15 @@ _netns_sweep() {
   return 1
 }
 
+# The entries of KIND in the state file STATE, in the order they were made, one a line
+# without the kind.
+_netns_entries() {
+  local kind rest
+  while read -r kind rest; do
+    [[ "${kind}" != "$1" ]] || printf '%s\n' "${rest}"
+  done <"$2"
+}
+
 # Undoes everything netns_setup and netns_start_sshd created, as listed in the state file: our
 # sshds, whatever still runs in our namespaces, the veth pairs, the bridge, the namespaces, the
 # temporary directory. Idempotent, and safe after a partial setup (an EXIT trap). Quiet unless
@@ -95,32 +104,21 @@ netns_teardown() {
     return 0
   fi
   state="${dir}/created"
-  while read -r kind a b c; do
-    case "${kind}" in
-      sshd) _netns_stop_sshd "${a}" "${b}" "${c}" ;;
-    esac
-  done <"${state}"
-  while read -r kind a b _; do
-    case "${kind}" in
-      ns) _netns_sweep "${a}" "${b}" || rc=1 ;;
-    esac
-  done <"${state}"
+  while read -r a b c; do
+    _netns_stop_sshd "${a}" "${b}" "${c}"
+  done < <(_netns_entries sshd "${state}")
+  while read -r a b _; do
+    _netns_sweep "${a}" "${b}" || rc=1
+  done < <(_netns_entries ns "${state}")
   # Deleting one end of a veth pair deletes both; then the bridge, then the namespaces.
-  while read -r kind a _; do
-    case "${kind}" in
-      link) ip link del "${a}" 2>/dev/null || true ;;
-    esac
-  done <"${state}"
-  while read -r kind a _; do
-    case "${kind}" in
-      bridge) ip link del "${a}" 2>/dev/null || true ;;
-    esac
-  done <"${state}"
-  while read -r kind a _; do
-    case "${kind}" in
-      ns) ip netns del "${a}" 2>/dev/null || true ;;
-    esac
-  done <"${state}"
+  for kind in link bridge; do
+    while read -r a _; do
+      ip link del "${a}" 2>/dev/null || true
+    done < <(_netns_entries "${kind}" "${state}")
+  done
+  while read -r a _; do
+    ip netns del "${a}" 2>/dev/null || true
+  done < <(_netns_entries ns "${state}")
   while read -r kind a _; do
     case "${kind}" in
       link | bridge)
