@@ -18,7 +18,7 @@
 //  * One deck for the whole emulator, not one per user: every 890 consecutive transactions it
 //    sends hold the exact mix (clause 6.3.1), so the number of Trade-Orders in a measurement
 //    interval, and with it TRTPS under --pacing auto, no longer varies by the partial decks of
-//    every user (10 users each 528 draws into a deck in a default 5-minute interval: a standard
+//    every user (10 users each 528 draws into a deck in a 5-minute interval: a standard
 //    deviation of 2.4 % of the Trade-Orders; one deck: under 1 %).
 //  * `connections` TCP connections to the BH (default min(users, 64)); user i uses connection
 //    i % connections. Requests are multiplexed on a connection by request id: the low 32 bits

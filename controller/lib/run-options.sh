@@ -17,7 +17,7 @@ USERS=10
 RAMP_UP=900
 # 15 minutes, one whole period of the price curve too: the Trade-Results of an interval are the
 # market orders plus the limit orders that trigger in it, and the pending count wanders (about
-# 100-130 at 2 tpsE, BENCHMARKS.md "--pacing auto against the nominal throughput"), so over 5
+# 100-145 at 2 tpsE, BENCHMARKS.md "--pacing auto against the nominal throughput"), so over 5
 # minutes TRTPS moved about 2.5 % from run to run; over 15 about 1 %.
 DURATION=900
 PACING=auto
