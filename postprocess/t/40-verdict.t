@@ -112,14 +112,14 @@ subtest 'mix ranges (inclusive, 4 decimals)' => sub {
   is($r->{transactions}{CP}{mix_ok}, 1, 'CP not flagged');
 };
 
-subtest 'mix ranges of a short run are widened by 3 binomial standard deviations' => sub {
+subtest 'mix ranges of a short run are widened by 3.64 binomial standard deviations' => sub {
   my $d = tmpdir();
-  # 50 s MI, 1005 transactions: BV's range becomes 4.9 +- 300 sqrt(0.049 x 0.951 / 1005)
-  # = 4.9 +- 2.043 %, so 54 of 1005 (5.373 %) is inside it ...
+  # 50 s MI, 1005 transactions: BV's range becomes 4.9 +- 364.22 sqrt(0.049 x 0.951 / 1005)
+  # = 4.9 +- 2.480 %, so 54 of 1005 (5.373 %) is inside it ...
   valid_run($d, extra_ce => [map { row(in_mi(1 + $_), 'BV', 'ok', 1000) } 1 .. 5]);
   my $r = analyze_dir($d);
   is(scalar(reasons_of($r, 'mix')), 0, '5.373 % is within the scaled range') or diag explain $r->{reasons};
-  is_deeply($r->{transactions}{BV}{mix_range_applied}, [2.857, 6.943], 'the scaled range');
+  is_deeply($r->{transactions}{BV}{mix_range_applied}, [2.42, 7.38], 'the scaled range');
   ok((grep { $_->{rule} eq 'mix' && $_->{text} =~ /\Ascaled for a short run/ } @{ $r->{notes} }),
      'a note says the ranges were scaled');
   # ... and 90 more (144 of 1095 = 13.151 %) are far outside it.
@@ -178,14 +178,14 @@ subtest 'errors are never roll-backs' => sub {
 };
 
 subtest 'Trade-Order roll-back share' => sub {
-  # A 50 s MI: clause 6.4.1's 0.94-1.04 % widened to 0.99 % +- max(0.05 %, 3 binomial standard
-  # deviations at 101 Trade-Orders = 300 sqrt(0.0099 x 0.9901 / 101) = 2.955 %).
+  # A 50 s MI: clause 6.4.1's 0.94-1.04 % widened to 0.99 % +- max(0.05 %, 3.64 binomial standard
+  # deviations at 101 Trade-Orders = 364.22 sqrt(0.0099 x 0.9901 / 101) = 3.588 %).
   my $d = tmpdir();
   valid_run($d, rollbacks => 10);       # 10 of 101 = 9.9 %, far outside it
   my $r = analyze_dir($d);
   my ($rb) = reasons_of($r, 'Trade-Order roll-backs');
   ok($rb, 'a roll-back reason');
-  like($rb->{text}, qr/\A10 of 101 Trade-Orders rolled back \(9\.901 %\), outside 0\.000-3\.945 % \(scaled for a short run: the MI \(50 s\) is shorter than the 2 hours of clause 6\.6\.1, so clause 6\.4\.1's 0\.940-1\.040 % is widened to its middle 0\.990 % \+- max\(its half-width 0\.050 %, 3 binomial standard deviations = 2\.955 % at 101 Trade-Orders\)\)\z/,
+  like($rb->{text}, qr/\A10 of 101 Trade-Orders rolled back \(9\.901 %\), outside 0\.000-4\.578 % \(scaled for a short run: the MI \(50 s\) is shorter than the 2 hours of clause 6\.6\.1, so clause 6\.4\.1's 0\.940-1\.040 % is widened to its middle 0\.990 % \+- max\(its half-width 0\.050 %, 3\.64 binomial standard deviations = 3\.588 % at 101 Trade-Orders\)\)\z/,
        'with the figures, the band and its rule');
   is($r->{trade_order_rollbacks}{scaled}, 1, 'scaled');
   $d = tmpdir();

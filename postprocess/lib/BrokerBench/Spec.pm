@@ -22,7 +22,7 @@ our @EXPORT_OK = qw(
   $TRTPS_LOW $TRTPS_HIGH
   $STEADY_LONG_WINDOW_S $STEADY_LONG_SLIDE_S $STEADY_LONG_TOL
   $STEADY_SHORT_WINDOW_S $STEADY_SHORT_SLIDE_S $STEADY_SHORT_TOL $STEADY_MIN_WINDOW_S
-  $STEADY_FALSE_ALARM $STEADY_DISPERSION_BUCKET_S
+  $STEADY_FALSE_ALARM $STEADY_DISPERSION_BUCKET_S $SHARE_FALSE_ALARM
   $NOT_COMPARABLE
 );
 
@@ -135,6 +135,10 @@ our $STEADY_SHORT_TOL      = 0.20;
 our $STEADY_MIN_WINDOW_S        = 30;
 our $STEADY_FALSE_ALARM         = 0.01;
 our $STEADY_DISPERSION_BUCKET_S = 10;
+# Likewise for the shares an MI shorter than 2 hours judges by widened ranges (the mix, the
+# input variants, the roll-backs; Verdict.pm, widened_range): a run whose shares are drawn right
+# fails any of them by chance with at most this probability.
+our $SHARE_FALSE_ALARM = 0.01;
 
 our $NOT_COMPARABLE =
   'These results are TPC-E-style: brokerbench follows the TPC-E rules but uses no TPC code '
