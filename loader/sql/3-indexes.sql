@@ -3,13 +3,10 @@
 CREATE INDEX i_c_tax_id ON customer (c_tax_id);
 CREATE INDEX i_ca_c_id ON customer_account (ca_c_id);
 CREATE INDEX i_wl_c_id ON watch_list (wl_c_id);
--- Security-Detail reads a security's days from a start date on.
-CREATE INDEX i_dm_s_symb_date ON daily_market (dm_s_symb, dm_date);
 CREATE INDEX i_tr_s_symb ON trade_request (tr_s_symb);
 -- Broker-Volume: the pending requests of the brokers it names, found by name.
 CREATE INDEX i_tr_b_id ON trade_request (tr_b_id);
 CREATE INDEX i_b_name ON broker (b_name);
-CREATE INDEX i_t_st_id ON trade (t_st_id);
 -- Trade-Result (SERIALIZABLE) finds its trade by this hash index, not by the primary key: a
 -- B-tree leaf page holds some 400 neighbouring trade ids, so every Trade-Result's read of it
 -- took a predicate lock on the page that holds all the trades still in flight, and every
@@ -25,12 +22,10 @@ CREATE INDEX i_t_id_hash ON trade USING hash (t_id);
 CREATE INDEX i_t_ca_id_dts ON trade (t_ca_id, t_dts);
 CREATE INDEX i_t_s_symb_dts ON trade (t_s_symb, t_dts);
 CREATE INDEX i_co_name ON company (co_name);
+-- Broker-Volume and Market-Watch by industry: an industry's companies. Without it both read
+-- all of COMPANY (which grows with the customers) and picked the industry's rows from it.
+CREATE INDEX i_co_in_id ON company (co_in_id);
 CREATE INDEX i_s_co_id_issue ON security (s_co_id, s_issue);
 -- Trade-Order frame 3 and Trade-Result frame 2 walk an account's lots of one symbol by date.
 CREATE INDEX i_h_ca_id_s_symb_dts ON holding (h_ca_id, h_s_symb, h_dts);
 CREATE INDEX i_hh_t_id ON holding_history (hh_t_id);
--- Trade-Order frame 3 and Trade-Result frame 3 read a customer's tax rates; the primary key
--- starts with the rate, not the customer.
-CREATE INDEX i_cx_c_id ON customer_taxrate (cx_c_id);
--- Security-Detail and Data-Maintenance read a company's news; the key starts with the item.
-CREATE INDEX i_nx_co_id ON news_xref (nx_co_id);
