@@ -2,8 +2,8 @@
 # are drawn right with at most $SHARE_FALSE_ALARM (1 %) probability over all 37 shares
 # together: the ten mix types, the 26 input variants and the roll-backs. Simulated: 400 runs,
 # each share a binomial draw at its range's middle. 3 standard deviations per share, the rule
-# before, failed 26 of these 400 runs (6.5 %) (a default run of 2026-11-26 was INVALID for Market-Watch
-# by industry at +3.1 standard deviations).
+# before, failed 26 of these 400 runs, 6.5 % (a default run of 2026-11-26 was INVALID for
+# Market-Watch by industry at +3.1 standard deviations).
 use strict;
 use warnings;
 use FindBin;

@@ -98,8 +98,8 @@ sub data_maintenance {
 # them by chance with at most $SHARE_FALSE_ALARM probability (z = 3.64). With 3 standard
 # deviations each, as before, 6.5 % of such runs failed one share by chance
 # (t/46-share-false-alarm.t; a default run of 2026-11-26 was INVALID for Market-Watch by
-# industry at +3.1 standard deviations). Returns the
-# widened (lo, hi) and the z standard deviations, in percent.
+# industry at +3.1 standard deviations). Returns the widened (lo, hi) and the z standard
+# deviations, in percent.
 my $SHARE_CHECKS = @MIX_CODES + @INPUT_VARIANTS + 1;
 our $SHARE_Z     = normal_upper_quantile($SHARE_FALSE_ALARM / (2 * $SHARE_CHECKS));
 my $SHARE_Z_TEXT = sprintf('%.2f', $SHARE_Z);
@@ -116,8 +116,8 @@ sub widened_range {
 # of roll-backs among the valid Trade-Orders of the MI within 0.94-1.04 %. An MI of 2 hours or
 # more is judged by that range as written. A shorter MI widens it as the mix ranges are widened
 # (mix_and_response_checks): to its middle +- max(the spec's half-width, $SHARE_Z binomial
-# standard deviations of the share at this count), since a short run's few Trade-Orders scatter the
-# share further than the range by chance alone.
+# standard deviations of the share at this count), since a short run's few Trade-Orders
+# scatter the share further than the range by chance alone.
 sub rollback_check {
   my ($r) = @_;
   my $t  = $r->{transactions}{TO};
