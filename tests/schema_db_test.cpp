@@ -203,26 +203,24 @@ const std::set<std::string> kForeignKeys = {
     "watch_list(wl_c_id) -> customer(c_id)",
 };
 
-// Secondary indexes as "table(columns)" (those the frames need, plus the two lookups by customer
-// and by company that the frames make: customer_taxrate and news_xref).
+// Secondary indexes as "table(columns)": those the frames need. The frames' lookups of
+// customer_taxrate by customer, daily_market by symbol and news_xref by company are served by
+// those tables' primary keys, which list that column first (kPrimaryKeys).
 const std::set<std::string> kIndexes = {
     "company(co_name)",
     "customer(c_tax_id)",
     "customer_account(ca_c_id)",
-    "customer_taxrate(cx_c_id)",
-    "daily_market(dm_s_symb, dm_date)",
     "holding(h_ca_id, h_s_symb, h_dts)",
     "holding_history(hh_t_id)",
-    "news_xref(nx_co_id)",
     "security(s_co_id, s_issue)",
     "trade(t_ca_id, t_dts)",
     "trade(t_s_symb, t_dts)",
-    "trade(t_st_id)",
     "trade_request(tr_s_symb)",
     "watch_list(wl_c_id)",
     // Ours, beyond the frames' own list (loader/sql/3-indexes.sql says what each fixed):
     "broker(b_name)",
-    "trade(t_id)",  // hash: Trade-Result's lookup under SERIALIZABLE
+    "company(co_in_id)",  // Broker-Volume and Market-Watch by industry
+    "trade(t_id)",        // hash: Trade-Result's lookup under SERIALIZABLE
     "trade_request(tr_b_id)",
 };
 
