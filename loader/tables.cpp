@@ -59,6 +59,22 @@ bool IsFixedSize(Table table) {
   }
 }
 
+bool GrowsWithTrades(Table table) {
+  switch (table) {
+    case Table::kCashTransaction:
+    case Table::kHolding:
+    case Table::kHoldingHistory:
+    case Table::kHoldingSummary:
+    case Table::kSettlement:
+    case Table::kTrade:
+    case Table::kTradeHistory:
+    case Table::kTradeRequest:
+      return true;
+    default:
+      return false;
+  }
+}
+
 std::array<Table, kTableCount> AllTables() {
   std::array<Table, kTableCount> all{};
   for (int i = 0; i < kTableCount; ++i) all[i] = static_cast<Table>(i);

@@ -56,6 +56,11 @@ std::string_view TableName(Table table);
 // tests/plan_guard_db_test.cpp, holds the frames to that).
 bool IsFixedSize(Table table);
 
+// The eight tables every trade adds rows to, at load and in a run: TRADE, TRADE_HISTORY,
+// TRADE_REQUEST, SETTLEMENT, CASH_TRANSACTION, HOLDING, HOLDING_HISTORY, HOLDING_SUMMARY.
+// The others change in a run only by updates in place and Data-Maintenance's few rows.
+bool GrowsWithTrades(Table table);
+
 // Every table, in enum (alphabetical) order.
 std::array<Table, kTableCount> AllTables();
 

@@ -402,6 +402,22 @@ TEST_F(SchemaTest, SecondaryIndexesAreThoseOfTheReference) {
   EXPECT_EQ(actual, kIndexes);
 }
 
+// Columns carried in an index beside its key, for index-only reads (2-primary-keys.sql).
+TEST_F(SchemaTest, IncludedColumnsAreMarketWatchs) {
+  std::map<std::string, std::string> actual;
+  for (const auto& r : Query(R"(
+      SELECT ic.relname, string_agg(a.attname, ', ' ORDER BY k.ord)
+      FROM pg_index i JOIN pg_class ic ON ic.oid = i.indexrelid
+      CROSS JOIN LATERAL unnest(i.indkey) WITH ORDINALITY AS k(attnum, ord)
+      JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = k.attnum
+      WHERE k.ord > i.indnkeyatts AND ic.relnamespace = 'public'::regnamespace
+      GROUP BY ic.relname)")) {
+    actual[Text(r[0])] = Text(r[1]);
+  }
+  EXPECT_EQ(actual, (std::map<std::string, std::string>{{"daily_market_pkey", "dm_close"},
+                                                        {"security_pkey", "s_num_out"}}));
+}
+
 TEST_F(SchemaTest, TradeIdSequenceExists) {
   auto rows = Query(
       "SELECT data_type FROM information_schema.sequences "

@@ -5,6 +5,9 @@
 -- CUSTOMER_TAXRATE by customer (Trade-Order and Trade-Result frame 3), DAILY_MARKET by symbol
 -- and date (Market-Watch, Security-Detail, Data-Maintenance), NEWS_XREF by company
 -- (Security-Detail, Data-Maintenance). No frame reads them by the other column alone.
+-- Two keys carry a column Market-Watch needs (INCLUDE), so that its lookups of each watched
+-- symbol's day and shares outstanding read the index alone, the loader having vacuumed these
+-- tables (loader/loader.cpp): DAILY_MARKET's DM_CLOSE and SECURITY's S_NUM_OUT.
 ALTER TABLE address ADD PRIMARY KEY (ad_id);
 ALTER TABLE status_type ADD PRIMARY KEY (st_id);
 ALTER TABLE taxrate ADD PRIMARY KEY (tx_id);
@@ -29,7 +32,7 @@ ALTER TABLE trade_request ADD PRIMARY KEY (tr_t_id);
 ALTER TABLE trade_type ADD PRIMARY KEY (tt_id);
 ALTER TABLE company ADD PRIMARY KEY (co_id);
 ALTER TABLE company_competitor ADD PRIMARY KEY (cp_co_id, cp_comp_co_id, cp_in_id);
-ALTER TABLE daily_market ADD PRIMARY KEY (dm_s_symb, dm_date);
+ALTER TABLE daily_market ADD PRIMARY KEY (dm_s_symb, dm_date) INCLUDE (dm_close);
 ALTER TABLE exchange ADD PRIMARY KEY (ex_id);
 ALTER TABLE financial ADD PRIMARY KEY (fi_co_id, fi_year, fi_qtr);
 ALTER TABLE industry ADD PRIMARY KEY (in_id);
@@ -37,4 +40,4 @@ ALTER TABLE last_trade ADD PRIMARY KEY (lt_s_symb);
 ALTER TABLE news_item ADD PRIMARY KEY (ni_id);
 ALTER TABLE news_xref ADD PRIMARY KEY (nx_co_id, nx_ni_id);
 ALTER TABLE sector ADD PRIMARY KEY (sc_id);
-ALTER TABLE security ADD PRIMARY KEY (s_symb);
+ALTER TABLE security ADD PRIMARY KEY (s_symb) INCLUDE (s_num_out);
