@@ -1,7 +1,8 @@
 // The loader: creates the schema, generates every table (loader/generator.h) and streams it
 // into COPY from several jobs in parallel, then builds primary keys and secondary indexes in
-// parallel, analyzes, adds and validates the foreign keys, and sets the trade-id sequence. Or,
-// with a flat directory, writes the same rows to one file per table instead.
+// parallel, vacuums the tables trades do not grow and analyzes all, adds and validates the
+// foreign keys, and sets the trade-id sequence. Or, with a flat directory, writes the same rows
+// to one file per table instead.
 //
 // A load may also be split into its phases (loader/load_plan.h): prepare once, then data
 // phases for ranges of load units, in any number of processes on any hosts at once, then

@@ -28,8 +28,8 @@ using bb::Status;
 constexpr const char* kAbout =
     R"(Generates the brokerbench database (all 33 TPC-E tables, deterministically) and loads it:
 rows stream into COPY from several jobs, then primary keys and indexes are built in
-parallel, the tables analyzed, the foreign keys added and validated, and the trade-id
-sequence set.
+parallel, the tables that trades do not grow vacuumed and every table analyzed, the foreign
+keys added and validated, and the trade-id sequence set.
 )";
 
 constexpr const char* kFooter =
@@ -140,8 +140,8 @@ void DefineOptions(CLI::App& app, Options& o) {
                     "           range; refused unless prepared with the same sizing\n"
                     "  finish   check that every load unit is in and each table holds\n"
                     "           the rows the data phases recorded, then keys,\n"
-                    "           indexes, foreign keys, the trade-id sequence,\n"
-                    "           ANALYZE, and mark the load complete")
+                    "           indexes, VACUUM and ANALYZE, foreign keys, the\n"
+                    "           trade-id sequence, and mark the load complete")
                     ->type_name("PHASE")
                     ->group("What");
   cli::AddParsed(
