@@ -136,10 +136,16 @@ make_numbered_dir() {
   (cd "${parent}/$(printf '%04d' "${n}")" && pwd)
 }
 
-# The PostgreSQL server binaries (initdb, pg_ctl, postgres). Debian keeps them off PATH.
+# ---- The PostgreSQL server binaries (initdb, pg_ctl, postgres) ---------------------------------
+# BB_PG_BIN (the commands' --pg-bin) names the bin directory of any PostgreSQL 14 to 18: the
+# community packages' /usr/lib/postgresql/N/bin, a source build, an unpacked server build
+# (controller/pg-builds). Without it, Debian's package (15), which keeps them off PATH. A cluster
+# keeps the directory it was made with (controller/pgcluster).
+readonly PG_MAJOR_MIN=14 PG_MAJOR_MAX=18
+
 pg_bindir() {
-  if [[ -n "${BB_PG_BINDIR:-}" ]]; then
-    printf '%s\n' "${BB_PG_BINDIR}"
+  if [[ -n "${BB_PG_BIN:-}" ]]; then
+    printf '%s\n' "${BB_PG_BIN}"
     return
   fi
   local dir
@@ -149,7 +155,34 @@ pg_bindir() {
       return
     fi
   done
-  die "no PostgreSQL server binaries found (looked in /usr/lib/postgresql/*/bin); run './brokerbench setup' or set BB_PG_BINDIR"
+  die "no PostgreSQL server binaries found (looked in /usr/lib/postgresql/*/bin); run './brokerbench setup' or name them with --pg-bin DIR"
+}
+
+# The major version of the server binaries in DIR (14, 18), from `postgres --version`.
+pg_bin_major() {
+  local out
+  out=$("$1/postgres" --version 2>/dev/null) || return 1
+  [[ "${out}" =~ \(PostgreSQL\)\ ([0-9]+) ]] || return 1
+  printf '%s\n' "${BASH_REMATCH[1]}"
+}
+
+# use_pg_bin FIELD DIR: checks that DIR, the value of FIELD (e.g. "run: --pg-bin"), holds the
+# server binaries of a PostgreSQL the kit supports, and exports it as BB_PG_BIN; a usage error
+# naming FIELD and DIR otherwise.
+use_pg_bin() {
+  local field="$1" dir="$2" prog major
+  [[ -n "${dir}" ]] || usage_error "${field}: the directory is empty"
+  [[ -d "${dir}" ]] || usage_error "${field}: '${dir}' is not a directory"
+  dir=$(cd "${dir}" && pwd)
+  for prog in postgres initdb pg_ctl; do
+    [[ -x "${dir}/${prog}" ]] ||
+      usage_error "${field}: '${dir}' has no ${prog} (name the bin directory of a PostgreSQL installation, e.g. /usr/lib/postgresql/17/bin)"
+  done
+  major=$(pg_bin_major "${dir}") ||
+    usage_error "${field}: '${dir}/postgres --version' does not run or does not say its version"
+  [[ ${major} -ge ${PG_MAJOR_MIN} && ${major} -le ${PG_MAJOR_MAX} ]] ||
+    usage_error "${field}: '${dir}' is PostgreSQL ${major}; the kit supports ${PG_MAJOR_MIN} to ${PG_MAJOR_MAX}"
+  export BB_PG_BIN="${dir}"
 }
 
 # The connection string of the database to use, in DB_CONNINFO: GIVEN, the value of FIELD,

@@ -33,6 +33,12 @@ prepare_database() {
   fi
   DB_NAME=$(psql "${CONNINFO}" -XAtc 'select current_database()' 2>/dev/null) || DB_NAME=""
   conf db_name "${DB_NAME}"
+  # The server's own version (not psql's): the report, results.json and compare name it.
+  local version
+  version=$(psql "${CONNINFO}" -XAt -F ' ' -c \
+    "select current_setting('server_version'), current_setting('server_version_num')" 2>/dev/null) || version=""
+  conf server_version "${version% *}"
+  conf server_version_num "${version##* }"
   read_loaded_sizing
   local want="${CUSTOMERS} ${SCALE_FACTOR} ${TRADE_DAYS} t"
   if [[ "${LOADED}" == "${want}" ]]; then
