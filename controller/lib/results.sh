@@ -60,6 +60,8 @@ write_readme() {
     printf 'uname:      %s\n' "$(uname -a)"
     printf 'compiler:   %s\n' "$(g++ --version 2>/dev/null | head -n 1)"
     printf 'database:   %s\n' "$(psql "${CONNINFO}" -XAtc 'select version()' 2>/dev/null || echo unknown)"
+    [[ "${CONNINFO_EMBEDDED}" -ne 1 ]] ||
+      printf 'server bin: %s (the embedded cluster)\n' "$(cat "${BB_DATA_DIR}/pg/pg-bin" 2>/dev/null || echo unknown)"
     printf 'conninfo:   %s\n' "${CONNINFO_SHOWN}"
     printf 'sizing:     %s customers, scale factor %s, %s initial trade days\n' \
       "${CUSTOMERS}" "${SCALE_FACTOR}" "${TRADE_DAYS}"

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The embedded cluster through the entry script, as a user drives it: `db start`, `db psql`,
-# `db status`, `db stop` (no server process left behind), `db destroy`, and the settings list
+# `db status`, `db stop` (no server process left behind), `db destroy`, --pg-bin (another major
+# version, kept by the cluster; a third refused), and the settings list
 # of readme.txt. Uses its own data directory, so it never touches a user's cluster.
 set -euo pipefail
 
@@ -97,5 +98,35 @@ check "db stop" "${root}/brokerbench" db stop
 check "destroy refuses without --yes" destroy_refused_without_yes
 check "db destroy --yes" "${root}/brokerbench" db destroy --yes
 check "the cluster directory is gone" test ! -e "${data}/pg"
+
+# --pg-bin: another major version (controller/pg-builds' PostgreSQL 18), kept by the cluster.
+pg18=$("${root}/controller/pg-builds" fetch 18)
+debian_bin=$(pg_bindir)
+fails_with() {  # fails_with EXIT PATTERN COMMAND...: exits EXIT, saying PATTERN on stderr
+  local want="$1" pattern="$2" rc=0
+  shift 2
+  "$@" >/dev/null 2>"${data}/err" || rc=$?
+  [[ ${rc} -eq ${want} ]] && grep -qE -- "${pattern}" "${data}/err"
+}
+server_major() { "${root}/brokerbench" db psql -XAtc "select current_setting('server_version_num')::int / 10000"; }
+check "db start --pg-bin DIR makes the cluster with that PostgreSQL" \
+  "${root}/brokerbench" db start --pg-bin "${pg18}"
+check "... which answers as 18" test "$(server_major)" = 18
+check "... and keeps its binaries in pg-bin" test "$(cat "${data}/pg/pg-bin")" = "${pg18}"
+"${root}/brokerbench" db stop >/dev/null
+check "db start without --pg-bin starts it with the binaries it was made with" \
+  "${root}/brokerbench" db start
+check "... as 18" test "$(server_major)" = 18
+"${root}/brokerbench" db stop >/dev/null
+check "another major version is refused, naming both and what to do" \
+  fails_with 1 "made with PostgreSQL 18; the binaries in '${debian_bin}' are PostgreSQL 15.*db destroy --yes" \
+  "${root}/brokerbench" db start --pg-bin "${debian_bin}"
+check "... and so is BB_PG_BIN of another version" \
+  fails_with 1 "made with PostgreSQL 18" env BB_PG_BIN="${debian_bin}" "${root}/brokerbench" db start
+check "a directory without a server is a usage error naming the option and the value" \
+  fails_with 2 "db: --pg-bin: '${data}' has no postgres" "${root}/brokerbench" db start --pg-bin "${data}"
+check "db destroy --yes works whatever --pg-bin says" \
+  "${root}/brokerbench" db destroy --pg-bin "${debian_bin}" --yes
+check "... and the cluster is gone" test ! -e "${data}/pg"
 
 check_summary
