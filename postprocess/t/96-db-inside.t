@@ -162,7 +162,8 @@ subtest 'top statements: old column names, not installed, missing' => sub {
        'missing columns are named');
   write_file("$d/db/mi-start/pg_stat_statements.txt", "not installed: pg_stat_statements is not an extension\n");
   $r = analyze_dir($d);
-  like($r->{statements}{why}, qr/^not installed/, 'not installed: said so');
+  like($r->{statements}{why}, qr/^pg_stat_statements is not installed in the database: a superuser runs CREATE EXTENSION pg_stat_statements; there \(it is not a trusted extension, so the database's owner cannot\)/,
+       'not installed: said so, and who can install it');
   # Installed but not preloaded: the reset and the read failed, the csv is empty.
   write_file("$d/db/mi-start/pg_stat_statements.txt", "not reset (the figures are differences): "
              . "ERROR:  pg_stat_statements must be loaded via shared_preload_libraries\n");

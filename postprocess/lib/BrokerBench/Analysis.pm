@@ -10,6 +10,8 @@ package BrokerBench::Analysis;
 #   Throughput.pm    TRTPS and its steadiness
 #   Verdict.pm       the checks that give the verdict's reasons, compliance, the verdict
 #   Database.pm      the database snapshots and the metric counted in the database
+#   PgStats.pm       which server version keeps which statistic where; the server's version
+#   Privileges.pm    the run's role: the optional privileges it lacks and how to grant them
 #   System.pm        the hosts' samples and the CPU profile
 #   MarketEmulator.pm  the market emulator's waits and the trades it left
 #   Cpu.pm, Waits.pm, Statements.pm, BhStats.pm  where the CPU went, waits, top statements,
@@ -36,6 +38,8 @@ use BrokerBench::Cpu qw(cpu_stats);
 use BrokerBench::BhStats qw(bh_stats);
 use BrokerBench::Waits qw(wait_stats);
 use BrokerBench::Statements qw(statement_stats);
+use BrokerBench::PgStats qw(server_version);
+use BrokerBench::Privileges qw(privileges);
 
 our @EXPORT_OK = qw(analyze);
 
@@ -88,6 +92,7 @@ sub analyze {
   };
 
   read_settings($r);
+  server_version($r);
   my ($store, $err) = read_mix_logs($r);
   return (undef, $err) if $err;
   measurement_interval($r);
@@ -105,7 +110,10 @@ sub analyze {
   system_stats($r);
   cpu_stats($r, $store);
   wait_stats($r);
+  privileges($r);
   statement_stats($r);
+  # The snapshots and settings PgStats.pm read, once each: not part of the result.
+  delete @$r{qw(_pg_snapshots _pg_settings)};
   profile($r);
   bh_stats($r);
   market_emulator($r, $store);

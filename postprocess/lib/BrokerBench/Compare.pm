@@ -396,32 +396,37 @@ sub change_pct {
 
 my @DB_DELTA_ORDER = qw(xact_commit xact_rollback blks_read blks_hit deadlocks temp_bytes
                         tup_returned tup_fetched tup_inserted tup_updated tup_deleted);
-my %DB_NAME = (hit_ratio_pct => 'buffer hit ratio (%)', block_writes => 'block writes',
-               read_write_ratio => 'read:write blocks (x:1)');
+my %UNIT_LABEL = (blocks => ' (blocks)', ms => ' (ms)', bytes => ' (bytes)', '%' => ' (%)',
+                  ':1' => ' (x:1)', count => '');
 
-# Every figure of the report's database section (Database.pm, database): the pg_stat_database
-# changes, then every other number it gives (hit ratio, block writes, read:write, and whatever
-# it gains), each with its value in every run: [{ name, values => [...], changes => [...] }].
+# Every figure of the report's database section (Database.pm): the pg_stat_database changes,
+# then the figures whose view or column depends on the server's version (PgStats.pm), each
+# with its value in every run, or why a run has none (whys), and where each run took it from
+# (sources): [{ name, key, values => [...], changes => [...], whys, sources }].
 sub database_rows {
   my ($runs) = @_;
   my @dbs = map { $_->{r}{database} // {} } @$runs;
   my %delta = map { %{ $_->{delta} // {} } } @dbs;
   my @deltas = ((grep { exists $delta{$_} } @DB_DELTA_ORDER),
                 (sort grep { my $k = $_; !grep { $_ eq $k } @DB_DELTA_ORDER } keys %delta));
-  my %other;
-  for my $db (@dbs) {
-    $other{$_} = 1 for grep { defined $db->{$_} && !ref $db->{$_}
-                              && $db->{$_} =~ /\A-?[\d.]+(?:[eE][-+]?\d+)?\z/
-                              && $_ ne 'available' } keys %$db;
-  }
-  my @others = ((grep { $other{$_} } qw(hit_ratio_pct block_writes read_write_ratio)),
-                (sort grep { !$DB_NAME{$_} } keys %other));
   my @rows;
   for my $k (@deltas) {
     push @rows, { name => $k, values => [map { $_->{delta}{$k} } @dbs] };
   }
-  for my $k (@others) {
-    push @rows, { name => $DB_NAME{$k} // $k, key => $k, values => [map { $_->{$k} } @dbs] };
+  my (@figures, %seen);
+  for my $db (@dbs) {
+    push @figures, grep { !$seen{ $_->{key} }++ } @{ $db->{figures} // [] };
+  }
+  for my $f (@figures) {
+    my @each = map {
+      my $db = $_;
+      my ($g) = grep { $_->{key} eq $f->{key} } @{ $db->{figures} // [] };
+      $g // { why => 'not in this run' . ($db->{why} ? " ($db->{why})" : '') };
+    } @dbs;
+    push @rows, { name => $f->{name} . ($UNIT_LABEL{ $f->{unit} // 'count' } // ''),
+                  key => $f->{key}, values => [map { $_->{value} } @each],
+                  whys => [map { defined $_->{value} ? undef : $_->{why} } @each],
+                  sources => [map { $_->{source} } @each] };
   }
   for my $row (@rows) {
     my $b = $row->{values}[0];
@@ -432,16 +437,22 @@ sub database_rows {
 
 # run.conf keys that differ in every run by nature (the runs table shows the dates; metrics has
 # the emulators' live-metrics addresses, on ports the system picked).
-my %CONF_SKIP = map { $_ => 1 } qw(started_utc finished_utc metrics);
+# The server's version is the first row of its own (PgStats.pm: run.conf, else db/settings.csv,
+# else the snapshots' columns), not three rows of run.conf and pg_settings.
+my %CONF_SKIP = map { $_ => 1 } qw(started_utc finished_utc metrics server_version
+                                   server_version_num);
+my %PG_SKIP = map { $_ => 1 } qw(server_version server_version_num);
 # readme.txt lines that say on what the run ran (controller/run, write_readme).
 my @README_KEYS = qw(controller uname compiler database host);
 
-# The settings that differ between the runs: run.conf (the kit's commit and the hosts among
-# them), what readme.txt says of the machine, and PostgreSQL's (db/settings.csv, pg_settings
-# before the run). [{ source, name, values => [one per run; undef = not set] }].
+# The settings that differ between the runs: the server's version, run.conf (the kit's commit
+# and the hosts among them), what readme.txt says of the machine, and PostgreSQL's
+# (db/settings.csv, pg_settings before the run).
+# [{ source, name, values => [one per run; undef = not set] }].
 sub settings_rows {
   my ($runs) = @_;
-  my @rows;
+  my @rows = ({ source => 'server', name => 'PostgreSQL version',
+                values => [map { $_->{r}{server}{version} } @$runs] });
   my @conf = map { $_->{r}{settings} } @$runs;
   my %keys = map { %$_ } @conf;
   for my $k (sort grep { !$CONF_SKIP{$_} } keys %keys) {
@@ -458,7 +469,7 @@ sub settings_rows {
   }
   my @have = grep { $_ } @pg;
   my %names = map { %$_ } @have;
-  for my $k (sort keys %names) {
+  for my $k (sort grep { !$PG_SKIP{$_} } keys %names) {
     my @v = map { $_ ? $_->{$k} : undef } @pg;
     # Among the runs that recorded their settings; a run without the file says nothing.
     my %distinct = map { ($_ // "\0none") => 1 } map { $_->{$k} } @have;

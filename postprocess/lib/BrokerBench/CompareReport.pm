@@ -161,18 +161,35 @@ sub database_section {
     return '-' unless defined $v;
     return $v == int($v) && abs($v) < 1e15 ? sprintf('%d', $v) : sprintf('%.2f', $v);
   };
+  # A figure a run has not got shows as n/a; why, and where each run took a figure from when
+  # the runs took it from different views (servers of different versions), under the table.
+  my $cell = sub {
+    my ($row, $i) = @_;
+    return defined $row->{values}[$i] || !$row->{whys} ? $num->($row->{values}[$i]) : 'n/a';
+  };
   my @rows = map {
     my $row = $_;
-    [$row->{name}, $num->($row->{values}[0]),
-     map { ($num->($row->{values}[$_]),
+    [$row->{name}, $cell->($row, 0),
+     map { ($cell->($row, $_),
             change($row->{changes}[$_ - 1], $row->{values}[0], $row->{values}[$_])) } 1 .. $#runs]
   } @{ $db->{rows} };
+  my @notes;
+  for my $row (grep { $_->{whys} } @{ $db->{rows} }) {
+    push @notes, map { "$row->{name}, $runs[$_]{label}: n/a, $row->{whys}[$_]" }
+                 grep { defined $row->{whys}[$_] } 0 .. $#runs;
+    my %from = map { $_ => 1 } grep { defined } @{ $row->{sources} };
+    push @notes, "$row->{name}: " . join('; ', map { "$runs[$_]{label} from $row->{sources}[$_]" }
+                                               grep { defined $row->{sources}[$_] } 0 .. $#runs)
+      if keys %from > 1;
+  }
   return { id => 'database', title => $title, blocks => [
     { t => 'table', head => ['Figure', "$runs[0]{label} (base)",
                              map { ($runs[$_]{label}, 'Change') } 1 .. $#runs],
       align => ['l', 'r', map { qw(r r) } 1 .. $#runs], rows => \@rows },
+    (@notes ? { t => 'list', items => \@notes } : ()),
     { t => 'p', text => 'Each run\'s report\'s database figures: changes in pg_stat_database '
-                        . 'and pg_stat_bgwriter between the snapshots before and after the run '
+                        . 'and in the views that keep block writes, checkpoints and WAL on each '
+                        . 'run\'s server version, between the snapshots before and after the run '
                         . '(the whole run, ramp-up included, so totals grow with its length). '
                         . 'No verdict: a snapshot pair gives one figure per run and no '
                         . 'variation to judge a change against.' },
@@ -185,14 +202,16 @@ sub settings_section {
   my $rows = $cmp->{settings};
   my $title = 'Settings that differ';
   return { id => 'settings', title => $title, blocks => [
-    { t => 'p', text => 'None: run.conf (the dates aside), readme.txt\'s host lines and '
-                        . 'db/settings.csv are alike in every run.' }] } unless @$rows;
+    { t => 'p', text => 'None: the server\'s version, run.conf (the dates aside), readme.txt\'s '
+                        . 'host lines and db/settings.csv are alike in every run.' }] } unless @$rows;
   return { id => 'settings', title => $title, blocks => [
     { t => 'table', head => ['Source', 'Setting', map { $_->{label} } @runs],
       align => [('l') x (2 + @runs)],
       rows => [map { [$_->{source}, $_->{name}, map { $_ // '(not set)' } @{ $_->{values} }] }
                @$rows] },
-    { t => 'p', text => 'run.conf: every key but started_utc, finished_utc and metrics (the '
+    { t => 'p', text => 'server: the version the PostgreSQL server reported (run.conf, else '
+                        . 'db/settings.csv). '
+                        . 'run.conf: every key but started_utc, finished_utc and metrics (the '
                         . 'kit\'s commit, the hosts and the seeds among them); readme.txt: '
                         . 'the lines on the machine (controller, uname, compiler, database, host); '
                         . 'pg_settings: db/settings.csv as the run began, the server\'s own '

@@ -1,15 +1,17 @@
 package BrokerBench::Database;
 # The database's side of the run: its pg_stat_* and pg_statio_* snapshots before and after
-# (differences, hit ratio, block writes, the busiest tables and indexes, the settings that are
-# not the default), and the metric counted again in the database (trades completed in the
-# measurement interval), which must agree with the market emulator's count.
+# (differences; block writes, checkpoints, WAL, hit ratio and read:write, each from the view
+# and column that keeps it on the server's version, PgStats.pm; the busiest tables and
+# indexes; the settings that are not the default), and the metric counted again in the
+# database (trades completed in the measurement interval), which must agree with the market
+# emulator's count.
 use strict;
 use warnings;
 use Exporter 'import';
-use List::Util qw(sum0);
 use BrokerBench::Csv qw(read_csv);
 use BrokerBench::Format qw(is_number fmt_pct);
 use BrokerBench::Result qw(add_reason add_note mi_ok);
+use BrokerBench::PgStats qw(read_snapshot database_figures);
 
 our @EXPORT_OK = qw(database database_trade_count);
 
@@ -30,7 +32,7 @@ sub database_trade_count {
   my ($r) = @_;
   my $x = { checked => 0 };
   $r->{db_trade_count} = $x;
-  my ($open) = snapshot($r, 'after', 'open-trades');
+  my ($open) = read_snapshot($r, 'after', 'open-trades');
   if ($open) {
     $x->{open}{ $_->{status} } = $_->{trades} for @{ $open->{rows} };
     $x->{open}{$_} //= 0 for qw(SBMT PNDG);
@@ -97,20 +99,6 @@ sub database_trade_count {
 
 # --- database (pg_stat_* snapshots before and after the run) --------------------------------
 
-sub snapshot {
-  my ($r, $which, $name) = @_;
-  my $path = "$r->{results_dir}/db/$which/$name.csv";
-  return (undef, "db/$which/$name.csv is missing") unless -e $path;
-  my ($csv, $err) = read_csv($path);
-  if ($err) {
-    $err =~ s/\A\Q$r->{results_dir}\E\///;
-    $r->{_problem}->({ file => "db/$which/$name.csv", line => 0, kind => 'other',
-                       reason => $err, text => '' });
-    return (undef, $err);
-  }
-  return ($csv);
-}
-
 sub num0 { is_number($_[0]) ? $_[0] : 0 }
 
 sub database {
@@ -119,8 +107,8 @@ sub database {
   $r->{database} = $db;
   my $name = $r->{settings}{db_name};
 
-  my ($before, $eb) = snapshot($r, 'before', 'pg_stat_database');
-  my ($after, $ea) = snapshot($r, 'after', 'pg_stat_database');
+  my ($before, $eb) = read_snapshot($r, 'before', 'pg_stat_database');
+  my ($after, $ea) = read_snapshot($r, 'after', 'pg_stat_database');
   if (!$before || !$after) {
     $db->{why} = $eb // $ea;
   } elsif (!defined $name) {
@@ -138,26 +126,15 @@ sub database {
         next unless exists $ra->{$k};
         $db->{delta}{$k} = num0($ra->{$k}) - num0($rb->{$k});
       }
-      my $d = $db->{delta};
-      my $acc = ($d->{blks_hit} // 0) + ($d->{blks_read} // 0);
-      $db->{hit_ratio_pct} = $acc ? 100 * ($d->{blks_hit} // 0) / $acc : undef;
     }
   }
 
-  my ($bb) = snapshot($r, 'before', 'pg_stat_bgwriter');
-  my ($ba) = snapshot($r, 'after', 'pg_stat_bgwriter');
-  if ($bb && $ba && @{ $bb->{rows} } && @{ $ba->{rows} }) {
-    my ($x, $y) = ($bb->{rows}[0], $ba->{rows}[0]);
-    my @cols = grep { exists $y->{$_} } qw(buffers_checkpoint buffers_clean buffers_backend);
-    if (@cols) {
-      $db->{block_writes} = sum0(map { num0($y->{$_}) - num0($x->{$_}) } @cols);
-      $db->{block_write_columns} = \@cols;
-      if ($db->{available} && $db->{block_writes} > 0) {
-        $db->{read_write_ratio} = $db->{delta}{blks_read} / $db->{block_writes};
-      }
-    }
-  } else {
-    $db->{bgwriter_why} = 'pg_stat_bgwriter snapshots are missing';
+  # Every figure whose view or column depends on the server's version; the plain numbers of
+  # those that have one also under their key, for results.json's readers.
+  $db->{figures} = database_figures($r, $db->{available} ? $db->{delta} : undef, $db->{why});
+  for my $f (grep { defined $_->{value} } @{ $db->{figures} }) {
+    $db->{ $f->{key} } = $f->{value}
+      if $f->{key} =~ /\A(?:hit_ratio_pct|block_writes|read_write_ratio)\z/;
   }
 
   for my $kind (['tables', 'pg_statio_user_tables', 'heap_blks_read',
@@ -165,8 +142,8 @@ sub database {
                 ['indexes', 'pg_statio_user_indexes', 'idx_blks_read',
                  [qw(idx_blks_read idx_blks_hit)]]) {
     my ($label, $file, $key, $cols) = @$kind;
-    my ($sb) = snapshot($r, 'before', $file);
-    my ($sa) = snapshot($r, 'after', $file);
+    my ($sb) = read_snapshot($r, 'before', $file);
+    my ($sa) = read_snapshot($r, 'after', $file);
     next unless $sb && $sa;
     my $id = sub {
       my ($row) = @_;

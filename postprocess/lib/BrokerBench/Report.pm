@@ -2,8 +2,8 @@ package BrokerBench::Report;
 # Writes report.txt, report.html and results.json from an analysis result. The text and the
 # HTML are rendered (Render.pm) from one list of sections (build_sections), so they always say
 # the same thing; the HTML adds the plots (inline, base64) and readme.txt. The sections are
-# ReportRun.pm's (what was measured and judged) and ReportResources.pm's (where the time
-# went); the plots, input problems and settings are here.
+# ReportRun.pm's (what was measured and judged), ReportResources.pm's (where the time
+# went) and ReportDatabase.pm's; the plots, input problems and settings are here.
 use strict;
 use warnings;
 use Exporter 'import';
@@ -16,8 +16,8 @@ use BrokerBench::ReportRun qw(transactions_section input_variants_section errors
                               reconciliation_section throughput_section interval_section
                               verdict_section compliance_section run_warnings);
 use BrokerBench::ReportResources qw(cpu_section waits_section statements_section
-                                    profile_section database_section system_section bh_section
-                                    mee_section);
+                                    profile_section system_section bh_section mee_section);
+use BrokerBench::ReportDatabase qw(database_section server_text);
 
 our @EXPORT_OK = qw(build_sections write_reports json_data);
 
@@ -34,6 +34,7 @@ sub build_sections {
     { t => 'headline', lines => headline_lines($r) },
     { t => 'kv', rows => [['Results directory', $r->{results_dir}],
                           ['Generated', $r->{generated_utc}],
+                          ['PostgreSQL', server_text($r)],
                           ['Comment', unknown($r->{settings}{comment})]] },
     { t => 'p', text => $r->{statement} },
   ] };

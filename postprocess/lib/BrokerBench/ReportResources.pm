@@ -1,7 +1,6 @@
 package BrokerBench::ReportResources;
 # The report's sections on where the run's time and resources went: the CPU per process group,
-# the database's waits, its top statements, the CPU profile, the database's snapshots, each
-# host's system figures, the Brokerage House's totals and the market emulator (its waits, and
+# the database's waits, its top statements, the CPU profile, each host's system figures, the Brokerage House's totals and the market emulator (its waits, and
 # the trades it left at its end). Each returns a section for Render.pm.
 use strict;
 use warnings;
@@ -11,67 +10,7 @@ use BrokerBench::Cpu qw(%CPU_GROUP_NAME);
 use BrokerBench::Format qw(f1 pct unknown);
 
 our @EXPORT_OK = qw(cpu_section waits_section statements_section profile_section
-                    database_section system_section bh_section mee_section);
-
-sub database_section {
-  my ($r) = @_;
-  my $db = $r->{database};
-  my @blocks;
-  if ($db->{available}) {
-    my $d = $db->{delta};
-    my @kv = map { [$_, $d->{$_}] } grep { exists $d->{$_} }
-             qw(xact_commit xact_rollback blks_read blks_hit deadlocks temp_bytes tup_returned
-                tup_fetched tup_inserted tup_updated tup_deleted);
-    push @kv, ['buffer hit ratio', defined $db->{hit_ratio_pct}
-                 ? sprintf('%.2f %% (blks_hit / (blks_hit + blks_read))', $db->{hit_ratio_pct})
-                 : 'n/a'];
-    push @blocks, { t => 'p', text => "Changes in pg_stat_database for '$db->{name}' between "
-                                      . 'the snapshots before and after the run (the whole '
-                                      . 'run, not only the MI):' },
-                  { t => 'kv', rows => \@kv };
-  } else {
-    push @blocks, { t => 'p', text => 'pg_stat_database: not available (' . ($db->{why} // '?') . ').' };
-  }
-  if (defined $db->{block_writes}) {
-    my $ratio = defined $db->{read_write_ratio}
-      ? sprintf('%.1f:1', $db->{read_write_ratio}) : 'n/a';
-    push @blocks, { t => 'kv', rows => [
-      ['block writes', "$db->{block_writes} (" . join(' + ', @{ $db->{block_write_columns} })
-                       . ' from pg_stat_bgwriter)'],
-      ['read:write blocks', "$ratio (blks_read : block writes; the TPC-E I/O study found "
-                            . 'about 9.7:1)'] ] };
-  } else {
-    push @blocks, { t => 'p', text => 'Block writes: not available ('
-                                      . ($db->{bgwriter_why} // 'no buffers_* columns') . ').' };
-  }
-  if ($db->{top_tables} && @{ $db->{top_tables} }) {
-    push @blocks, { t => 'p', text => 'Tables with the most heap blocks read (changes in '
-                                      . 'pg_statio_user_tables):' },
-      { t => 'table', head => ['Table', 'heap_blks_read', 'heap_blks_hit', 'idx_blks_read',
-                               'idx_blks_hit'], align => [qw(l r r r r)],
-        rows => [map { [$_->{name}, @$_{qw(heap_blks_read heap_blks_hit idx_blks_read idx_blks_hit)}] }
-                 @{ $db->{top_tables} }] };
-  } else {
-    push @blocks, { t => 'p', text => 'Tables: not available (pg_statio_user_tables snapshots '
-                                      . 'missing).' };
-  }
-  if ($db->{top_indexes} && @{ $db->{top_indexes} }) {
-    push @blocks, { t => 'p', text => 'Indexes with the most blocks read (pg_statio_user_indexes):' },
-      { t => 'table', head => ['Index', 'idx_blks_read', 'idx_blks_hit'], align => [qw(l r r)],
-        rows => [map { [$_->{name}, @$_{qw(idx_blks_read idx_blks_hit)}] } @{ $db->{top_indexes} }] };
-  }
-  if ($db->{settings_not_default}) {
-    my $list = $db->{settings_not_default};
-    push @blocks, { t => 'p', text => 'PostgreSQL settings not at their default (db/settings.csv):' };
-    push @blocks, @$list
-      ? { t => 'table', head => ['Setting', 'Value', 'Unit', 'Source'], align => [qw(l l l l)],
-          rows => [map { [@$_{qw(name setting unit source)}] } @$list] }
-      : { t => 'p', text => 'none' };
-  } else {
-    push @blocks, { t => 'p', text => 'PostgreSQL settings: not available (db/settings.csv missing).' };
-  }
-  return { id => 'database', title => 'Database', blocks => \@blocks };
-}
+                    system_section bh_section mee_section);
 
 sub system_section {
   my ($r) = @_;
@@ -227,9 +166,14 @@ sub statements_section {
     return { id => 'statements', title => $title,
              blocks => [{ t => 'p', text => "Not available: $st->{why}." }] };
   }
+  # Block read and write times where the server measured them (PgStats.pm names the columns).
+  my $bt = $st->{block_times} // { why => 'not read' };
+  my @times = $bt->{source} ? qw(read_ms write_ms) : ();
   my @rows = map {
-    [sprintf('%.1f', $_->{total_ms}), pct($_->{share_pct}), $_->{calls},
-     sprintf('%.3f', $_->{mean_ms}), @$_{qw(rows shared_blks_hit shared_blks_read text)}]
+    my $s = $_;
+    [sprintf('%.1f', $s->{total_ms}), pct($s->{share_pct}), $s->{calls},
+     sprintf('%.3f', $s->{mean_ms}), @$s{qw(rows shared_blks_hit shared_blks_read)},
+     (map { sprintf('%.1f', $s->{$_}) } @times), $s->{text}]
   } @{ $st->{top} };
   my @blocks = ({ t => 'p', text => sprintf('pg_stat_statements of the database from %s to %s '
                                             . '(read at the START and the STOP of the '
@@ -240,9 +184,15 @@ sub statements_section {
                                             $st->{calls}, $st->{total_ms} / 1000) });
   push @blocks, @rows
     ? { t => 'table', head => ['Total ms', 'Share', 'Calls', 'Mean ms', 'Rows', 'Shared hit',
-                               'Shared read', 'Statement'],
-        align => [qw(r r r r r r r l)], rows => \@rows }
+                               'Shared read', (@times ? ('Read ms', 'Write ms') : ()),
+                               'Statement'],
+        align => [qw(r r r r r r r), (map { 'r' } @times), 'l'], rows => \@rows }
     : { t => 'p', text => 'No statement ran in between.' };
+  push @blocks, { t => 'p', text => $bt->{source}
+    ? "Read ms and write ms: time spent reading and writing shared blocks ($bt->{source})"
+      . ($bt->{timing_unknown} ? '; 0 when track_io_timing was off, which db/settings.csv does '
+                                 . 'not say' : '') . '.'
+    : "Block read and write times: not available: $bt->{why}." };
   push @blocks, { t => 'p', text => "The $st->{top_n} statements with the most execution time "
                   . '(planning not included); shared hit/read = shared buffer blocks found in '
                   . 'and read into shared buffers. The text is shortened (results.json has it '

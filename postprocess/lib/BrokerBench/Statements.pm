@@ -8,6 +8,8 @@ use strict;
 use warnings;
 use Exporter 'import';
 use BrokerBench::Csv qw(read_csv);
+use BrokerBench::PgStats qw(statement_columns setting);
+use BrokerBench::Privileges qw(create_extension_advice);
 
 our @EXPORT_OK = qw(statement_stats shorten);
 
@@ -39,25 +41,43 @@ sub snapshot {
     return (undef, $err);
   }
   my %have = map { $_ => 1 } @{ $csv->{header} };
-  # total_exec_time since PostgreSQL 13, total_time before.
-  my ($total) = grep { $have{$_} } qw(total_exec_time total_time);
+  my $cols = statement_columns($csv->{header});
   my @missing = grep { !$have{$_} } 'queryid', 'query', @COUNTERS;
-  push @missing, 'total_exec_time' unless $total;
+  push @missing, 'total_exec_time' unless $cols->{total};
   return (undef, "$rel lacks the columns " . join(', ', @missing)) if @missing;
+  my @times = $cols->{read_time} ? @$cols{qw(read_time write_time)} : ();
   my %rows;
   my $line = 1;
   for my $row (@{ $csv->{rows} }) {
     $line++;
-    my ($bad) = grep { !is_number($row->{$_}) } $total, @COUNTERS;
+    my ($bad) = grep { !is_number($row->{$_}) } $cols->{total}, @COUNTERS, @times;
     if (defined $bad) {
       $r->{_problem}->({ file => $rel, line => $line, kind => 'other', text => '',
                          reason => "not a number in $bad: '" . ($row->{$bad} // '') . "'" });
       next;
     }
-    $row->{total_ms} = $row->{$total};
+    $row->{total_ms} = $row->{ $cols->{total} };
+    @$row{qw(read_ms write_ms)} = @$row{@times} if @times;
     $rows{ join("\t", map { $row->{$_} // '' } @KEY) } = $row;
   }
-  return ({ rows => \%rows, time => @{ $csv->{rows} } ? $csv->{rows}[0]{snapshot_time} : undef });
+  return ({ rows => \%rows, cols => $cols,
+            time => @{ $csv->{rows} } ? $csv->{rows}[0]{snapshot_time} : undef });
+}
+
+# Where the statements' block read and write times come from, or why there are none:
+# { source } or { why }.
+sub block_times {
+  my ($r, $start, $end) = @_;
+  my ($cs, $ce) = ($start->{cols}, $end->{cols});
+  return { why => $ce->{times_why} // $cs->{times_why} } unless $cs->{read_time} && $ce->{read_time};
+  return { why => "the two readings have different columns ($cs->{read_time}, "
+                  . "$ce->{read_time}): the extension was updated in between" }
+    if $cs->{read_time} ne $ce->{read_time};
+  my $timing = setting($r, 'track_io_timing');
+  return { why => 'not measured: track_io_timing was off (db/settings.csv)' }
+    if defined $timing && $timing eq 'off';
+  return { source => "pg_stat_statements.$ce->{read_time} and $ce->{write_time}",
+           timing_unknown => !defined $timing };
 }
 
 # statement_stats($r): sets $r->{statements} = { available, why | top => [...], from, to,
@@ -72,7 +92,7 @@ sub statement_stats {
     $st->{reset} = $first;
   }
   if (defined $st->{reset} && $st->{reset} =~ /\Anot installed/) {
-    $st->{why} = $st->{reset};
+    $st->{why} = create_extension_advice($r);
     return;
   }
   # An empty snapshot: psql read nothing, and the note says what the database answered (e.g.
@@ -94,6 +114,8 @@ sub statement_stats {
   }
   $st->{from} = $start->{time};
   $st->{to}   = $end->{time};
+  $st->{block_times} = block_times($r, $start, $end);
+  my @times = $st->{block_times}{source} ? qw(read_ms write_ms) : ();
   my (@list, $total_ms, $calls);
   # In a fixed order: a sum of floating-point times in hash order differs in its last digits
   # from one run of bb-report to the next.
@@ -101,7 +123,7 @@ sub statement_stats {
     my ($e, $s) = ($end->{rows}{$k}, $start->{rows}{$k});
     # An entry evicted and made anew in between counts from zero.
     $s = undef if $s && $e->{calls} < $s->{calls};
-    my %d = map { $_ => $e->{$_} - ($s ? $s->{$_} : 0) } 'total_ms', @COUNTERS;
+    my %d = map { $_ => $e->{$_} - ($s ? $s->{$_} : 0) } 'total_ms', @COUNTERS, @times;
     next unless $d{calls} > 0;
     $d{mean_ms} = $d{total_ms} / $d{calls};
     $d{query} = $e->{query};
