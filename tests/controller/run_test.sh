@@ -73,7 +73,7 @@ check "the run seeds from the time of day (clause 5.8.2)" has_line "${dir}/run.c
 check "readme.txt gives the seeds" has_line "${dir}/readme.txt" '^seeds: +[0-9]+ \(from the time of day\); market emulator [0-9]+, customer emulators [0-9]+$'
 for f in bh/*/bh.log mee/*/mee.log mee/*/mix-mee.csv mee/*/pending-trades.csv ce/*/ce.log ce/*/mix-ce-*.csv sys/*/sysstat.csv \
   sys/*/vmstat.txt db/settings.csv db/before/pg_stat_database.csv db/after/pg_stat_database.csv \
-  db/before/pg_stat_bgwriter.csv db/after/pg_statio_user_tables.csv report.txt report.html results.json; do
+  db/before/pg_stat_bgwriter.csv db/after/pg_statio_user_tables.csv db/privileges.csv report.txt report.html results.json; do
   # shellcheck disable=SC2086 # the glob names one file
   check "results directory has ${f}" nonempty ${dir}/${f}
 done
@@ -84,6 +84,9 @@ check "report.txt has the mix and outcome columns" \
 check "report.txt has the response-time columns in ms" \
   has_line "${dir}/report.txt" 'Response time \(ms\).*Count.*Min.*Avg.*p50.*p90.*p95.*p99.*Max.*Limit'
 check "report.txt names the percentile method" has_line "${dir}/report.txt" 'nearest.rank'
+check "report.txt gives the block writes with the view they came from" \
+  has_line "${dir}/report.txt" '^  block writes: +[0-9]+ blocks \(pg_stat_(bgwriter|io)'
+check "... and names the server's version" has_line "${dir}/report.txt" '^  PostgreSQL: +1[4-8]\.'
 raw=$(raw_counts "${dir}")
 reported=$(report_counts "${dir}")
 printf 'mix logs:\n%s\nreport:\n%s\n' "${raw}" "${reported}"

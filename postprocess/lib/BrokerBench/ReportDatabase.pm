@@ -69,9 +69,10 @@ sub database_section {
   my $figs = $db->{figures} // [];
   if (@$figs) {
     my $major = $r->{server}{major};
-    push @blocks, { t => 'p', text => 'Between the same snapshots, for the whole cluster, each '
-                    . 'figure from the view and column that keeps it on '
-                    . (defined $major ? "PostgreSQL $major" : "this server's version") . ':' };
+    push @blocks, { t => 'p', text => 'Between the same snapshots, each figure from the view and '
+                    . 'column that keeps it on '
+                    . (defined $major ? "PostgreSQL $major" : "this server's version")
+                    . ' (block writes, checkpoints and WAL: the whole cluster):' };
     push @blocks, { t => 'kv', rows => [figure_rows($figs, qr/\A(?:block_|read_write|hit_)/)] },
                   { t => 'kv', rows => [figure_rows($figs, qr/\Acheckpoint/)] },
                   { t => 'kv', rows => [figure_rows($figs, qr/\Awal_/)] };
