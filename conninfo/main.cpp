@@ -2,9 +2,11 @@
 // so that bash never guesses at a conninfo's syntax. The connection string comes on stdin,
 // never on the command line, where every local user could read it in /proc/PID/cmdline.
 // Options and wiring only.
+#include <filesystem>
 #include <iostream>
 #include <iterator>
 #include <string>
+#include <system_error>
 
 #include <fmt/format.h>
 
@@ -19,8 +21,8 @@ constexpr const char* kAbout =
 )";
 
 constexpr const char* kFooter =
-    "Exit status: 0 ok, 2 bad usage, a string libpq cannot parse, or a password with a line "
-    "break.";
+    "Exit status: 0 ok, 1 the working directory cannot be read, 2 bad usage, a string libpq "
+    "cannot parse, or a password with a line break.";
 
 }  // namespace
 
@@ -31,9 +33,13 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   CLI::App* redact = app.add_subcommand(
       "redact", "print it as it may be shown or stored: password and sslpassword as ***");
-  app.add_subcommand("split",
-                     "print it without its password, and on a second line the password, if it\n"
-                     "has one (libpq takes a password that is not in the string from PGPASSWORD)");
+  app.add_subcommand(
+      "split",
+      "print it without its password, and on a second line the password, if it\n"
+      "has one (libpq takes a password that is not in the string from PGPASSWORD);\n"
+      "the files it names (passfile, sslrootcert, sslcert, sslkey, sslcrl, sslcrldir)\n"
+      "by absolute paths, relative ones taken from the working directory, so that\n"
+      "programs that run in other directories find them");
   bb::cli::ParseOrExit(app, argc, argv);
 
   std::string conninfo(std::istreambuf_iterator<char>(std::cin), {});
@@ -43,7 +49,18 @@ int main(int argc, char** argv) {
     fmt::print("{}\n", bb::db::RedactConninfo(conninfo));
     return 0;
   }
-  auto split = bb::db::SplitPassword(conninfo);
+  std::error_code error;
+  const std::filesystem::path here = std::filesystem::current_path(error);
+  if (error) {
+    fmt::print(stderr, "bb-conninfo: cannot read the working directory: {}\n", error.message());
+    return 1;
+  }
+  auto absolute = bb::db::WithAbsoluteFiles(conninfo, here.string());
+  if (!absolute.ok()) {
+    fmt::print(stderr, "bb-conninfo: {}\n", absolute.status().message());
+    return 2;
+  }
+  auto split = bb::db::SplitPassword(*absolute);
   if (!split.ok()) {
     fmt::print(stderr, "bb-conninfo: {}\n", split.status().message());
     return 2;

@@ -2,6 +2,7 @@
 // flat files, or audits a loaded database. Options and wiring only; see loader.h and check.h.
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <mutex>
 #include <optional>
@@ -330,6 +331,10 @@ int main(int argc, char** argv) {
   CLI::App app(kAbout, "bb-loader");
   DefineOptions(app, o);
   bb::cli::ParseOrExit(app, argc, argv);
+  // Its sessions carry its name in pg_stat_activity (unless PGAPPNAME gives another), as the
+  // Brokerage House's do: a user, or the TLS test, tells them from other clients'. Set before
+  // any thread starts.
+  ::setenv("PGAPPNAME", "bb-loader", /*overwrite=*/0);
   if (o.check) return Check(o);
   if (o.split) return PrintSplit(o);
 

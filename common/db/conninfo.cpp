@@ -75,6 +75,18 @@ void AppendOption(std::string& out, std::string_view keyword, std::string_view v
   AppendValue(out, value);
 }
 
+// Whether OPTION names a file by a path relative to the working directory.
+bool IsRelativeFile(const PQconninfoOption& option) {
+  static constexpr std::string_view kFiles[] = {"passfile", "sslrootcert", "sslcert",
+                                                "sslkey",   "sslcrl",      "sslcrldir"};
+  const std::string_view keyword = option.keyword;
+  const std::string_view value = option.val;
+  bool file = false;
+  for (std::string_view f : kFiles) file = file || keyword == f;
+  if (!file || value.empty() || value.front() == '/') return false;
+  return !(keyword == "sslrootcert" && value == "system");
+}
+
 }  // namespace
 
 Status CheckConninfo(std::string_view conninfo) {
@@ -109,6 +121,25 @@ Result<ConninfoWithoutPassword> SplitPassword(std::string_view conninfo) {
   }
   if (!split.password) split.conninfo = conninfo;
   return split;
+}
+
+Result<std::string> WithAbsoluteFiles(std::string_view conninfo, std::string_view directory) {
+  auto options = Parse(conninfo);
+  if (!options.ok()) return options.status();
+  bool changed = false;
+  std::string out;
+  for (const PQconninfoOption* o = options->get(); o->keyword != nullptr; ++o) {
+    if (o->val == nullptr) continue;
+    if (IsRelativeFile(*o)) {
+      changed = true;
+      std::string path(directory);
+      if (path.empty() || path.back() != '/') path += '/';
+      AppendOption(out, o->keyword, path + o->val);
+    } else {
+      AppendOption(out, o->keyword, o->val);
+    }
+  }
+  return changed ? out : std::string(conninfo);
 }
 
 }  // namespace bb::db

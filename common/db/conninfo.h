@@ -35,4 +35,14 @@ struct ConninfoWithoutPassword {
 // reason. Libpq takes a password left out of the string from PGPASSWORD, then a password file.
 Result<ConninfoWithoutPassword> SplitPassword(std::string_view conninfo);
 
+// CONNINFO with the files it names (passfile, sslrootcert, sslcert, sslkey, sslcrl, sslcrldir)
+// as absolute paths: a relative one is taken from DIRECTORY, as libpq takes it from the
+// working directory, so that the string names the same files for a program that runs in
+// another directory (the Brokerage House and the system monitor run in their own; with a
+// relative sslrootcert lost, sslmode=require connects without verifying the server).
+// sslrootcert=system (libpq 16: the system's CAs) is a word, not a file, and stays. A string
+// that names no relative file comes back unchanged; others as "keyword=value" pairs, the
+// password included. Fails (InvalidArgument) as SplitPassword does.
+Result<std::string> WithAbsoluteFiles(std::string_view conninfo, std::string_view directory);
+
 }  // namespace bb::db

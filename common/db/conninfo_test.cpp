@@ -1,5 +1,6 @@
 #include "common/db/conninfo.h"
 
+#include <initializer_list>
 #include <string>
 
 #include <gtest/gtest.h>
@@ -59,6 +60,20 @@ TEST(RedactConninfo, TheSslKeyPasswordIsASecretToo) {
   EXPECT_EQ(RedactConninfo("host=db1 sslpassword=keypass"), "host=db1 sslpassword=***");
 }
 
+// TLS (issue 30): the results must say how the kit connected; only the passwords are secret.
+TEST(RedactConninfo, TheSslSettingsStayAndOnlyThePasswordsGo) {
+  const std::string shown = RedactConninfo(
+      "host=db1 password=pw sslmode=verify-full sslrootcert=/ca.pem sslcert=/me.crt "
+      "sslkey=/me.key sslcrl=/crl.pem sslpassword=kp");
+  for (const char* kept :
+       {"sslmode=verify-full", "sslrootcert=/ca.pem", "sslcert=/me.crt", "sslkey=/me.key",
+        "sslcrl=/crl.pem", "password=***", "sslpassword=***"}) {
+    EXPECT_NE(shown.find(kept), std::string::npos) << kept << " in " << shown;
+  }
+  EXPECT_EQ(shown.find("=pw"), std::string::npos) << shown;
+  EXPECT_EQ(shown.find("kp"), std::string::npos) << shown;
+}
+
 TEST(RedactConninfo, AStringLibpqCannotParseShowsNoneOfItsText) {
   for (const char* bad : {"host=db1 password='unterminated", "password secretE", "nonsense=x"}) {
     const std::string shown = RedactConninfo(bad);
@@ -70,6 +85,17 @@ TEST(SplitPassword, ValuesThatNeedQuotesAreQuoted) {
   auto split = SplitPassword("host='/tmp/a b' dbname=it\\'s password=p");
   ASSERT_TRUE(split.ok()) << split.status().message();
   EXPECT_EQ(split->conninfo, "dbname='it\\'s' host='/tmp/a b'");
+}
+
+TEST(SplitPassword, TheSslSettingsStay) {
+  auto split = SplitPassword(
+      "host=db1 sslmode=verify-full sslrootcert=/ca.pem password=pw sslpassword=kp sslkey=/k");
+  ASSERT_TRUE(split.ok()) << split.status().message();
+  for (const char* kept :
+       {"sslmode=verify-full", "sslrootcert=/ca.pem", "sslpassword=kp", "sslkey=/k", "host=db1"}) {
+    EXPECT_NE(split->conninfo.find(kept), std::string::npos) << kept << " in " << split->conninfo;
+  }
+  EXPECT_EQ(split->conninfo.find("password=pw"), std::string::npos) << split->conninfo;
 }
 
 TEST(SplitPassword, AStringWithoutAPasswordIsLeftAsItIs) {
@@ -93,6 +119,61 @@ TEST(SplitPassword, LibpqsReasonForRefusingAUriQuotesNoneOfIt) {
   EXPECT_NE(split.status().message().find("percent-encoded"), std::string::npos)
       << split.status().message();
   EXPECT_EQ(split.status().message().find("etF"), std::string::npos) << split.status().message();
+}
+
+// Whether every one of PAIRS ("keyword=value") is in CONNINFO, a message naming those that are not.
+::testing::AssertionResult Holds(const std::string& conninfo,
+                                 std::initializer_list<const char*> pairs) {
+  std::string missing;
+  for (const char* pair : pairs) {
+    if ((" " + conninfo + " ").find(std::string(" ") + pair + " ") == std::string::npos) {
+      missing += std::string(missing.empty() ? "" : ", ") + pair;
+    }
+  }
+  if (missing.empty()) return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure() << conninfo << " lacks " << missing;
+}
+
+TEST(WithAbsoluteFiles, RelativeFilesAreTakenFromTheDirectory) {
+  auto out = WithAbsoluteFiles(
+      "host=db1 dbname=bb sslmode=verify-full sslrootcert=ca.pem sslcert=tls/me.crt "
+      "sslkey=./me.key sslcrl=crl.pem sslcrldir=crls passfile=pgpass password=pw",
+      "/home/u");
+  ASSERT_TRUE(out.ok()) << out.status().message();
+  EXPECT_TRUE(Holds(
+      *out, {"host=db1", "dbname=bb", "sslmode=verify-full", "sslrootcert=/home/u/ca.pem",
+             "sslcert=/home/u/tls/me.crt", "sslkey=/home/u/./me.key", "sslcrl=/home/u/crl.pem",
+             "sslcrldir=/home/u/crls", "passfile=/home/u/pgpass", "password=pw"}));
+}
+
+TEST(WithAbsoluteFiles, ADirectoryEndingInASlashOrWithASpaceWorks) {
+  auto out = WithAbsoluteFiles("sslrootcert=ca.pem", "/a b/");
+  ASSERT_TRUE(out.ok()) << out.status().message();
+  EXPECT_EQ(*out, "sslrootcert='/a b/ca.pem'");
+}
+
+TEST(WithAbsoluteFiles, AUriComesBackAsPairs) {
+  auto out = WithAbsoluteFiles("postgresql://u@db1/bb?sslmode=require&sslrootcert=ca.pem", "/w");
+  ASSERT_TRUE(out.ok()) << out.status().message();
+  EXPECT_TRUE(
+      Holds(*out, {"user=u", "host=db1", "dbname=bb", "sslmode=require", "sslrootcert=/w/ca.pem"}));
+}
+
+TEST(WithAbsoluteFiles, AbsoluteFilesTheWordSystemAndOtherKeysStayAsGiven) {
+  for (const char* same : {"host=db1  sslrootcert=/etc/ca.pem passfile=/p sslmode=verify-full",
+                           "host=db1 sslrootcert=system", "host=relative/dir dbname=x",
+                           "postgresql://u@db1/bb?sslmode=require", ""}) {
+    auto out = WithAbsoluteFiles(same, "/w");
+    ASSERT_TRUE(out.ok()) << out.status().message();
+    EXPECT_EQ(*out, same);
+  }
+}
+
+TEST(WithAbsoluteFiles, AStringLibpqCannotParseIsAnError) {
+  auto out = WithAbsoluteFiles("host=db1 sslrootcert='ca.pem", "/w");
+  ASSERT_FALSE(out.ok());
+  EXPECT_EQ(out.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(out.status().message().find("not one libpq can parse"), std::string::npos);
 }
 
 }  // namespace
