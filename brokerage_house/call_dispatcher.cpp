@@ -48,6 +48,7 @@ Result<std::unique_ptr<RequestSink>> CallDispatcher::Start(const SinkContext& co
     if (!s.ok()) return s;
     auto slot = std::make_unique<Slot>(context.io, i);
     slot->session = std::move(session).value();
+    slot->session->SetClock(d->options_.clock);
     slot->socket.assign(slot->session->socket());
     d->slots_.push_back(std::move(slot));
   }
@@ -101,15 +102,14 @@ bool CallDispatcher::Submit(Job&& job) {
 void CallDispatcher::Begin(Slot& slot, Job&& job) {
   slot.job = std::move(job);
   pr::Message reply;
-  if (!PrepareServerCall(slot.job->request, options_.clock ? options_.clock() : WallMicros(),
-                         slot.call, reply)) {
+  if (!PrepareServerCall(slot.job->request, slot.call, reply)) {
     Reply(*slot.job, reply, 0, 0);
     slot.job.reset();
     return;
   }
   slot.before = slot.session->counters();
   slot.session->StartCall(slot.call.isolation, options_.max_retries, slot.call.statement,
-                          slot.call.params, slot.call.finish, slot.call.guard);
+                          slot.call.params, slot.call.finish, slot.call.guard, slot.call.now_param);
   if (slot.session->socket() < 0) return OnReady(slot);  // the send failed: Progress says so
   Watch(slot);
 }

@@ -79,16 +79,17 @@ Result<std::unique_ptr<db::Session>> FrameRunner::OpenSession(const std::string&
                            mode == FrameMode::kClient ? kClientSetup : std::string_view());
 }
 
-bool PrepareServerCall(const protocol::Message& request, int64_t now, ServerCall& call,
+bool PrepareServerCall(const protocol::Message& request, ServerCall& call,
                        protocol::Message& reply) {
   call.params.clear();
   call.guard = {};
+  call.now_param = -1;
   return std::visit(
       [&](const auto& in) -> bool {
         std::vector<protocol::MarketTradeRequest> none;
         if constexpr (requires { frames::Read(in, db::TxnOutcome(), db::QueryResult(), none); }) {
           decltype(frames::Read(in, db::TxnOutcome(), db::QueryResult(), none)) refused;
-          if (frames::Prepare(in, now, call, refused)) return true;
+          if (frames::Prepare(in, call, refused)) return true;
           reply = std::move(refused);
         } else {
           reply.emplace<protocol::ErrorReply>(protocol::ErrorCode::kUnexpectedMessage,

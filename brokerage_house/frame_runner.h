@@ -46,14 +46,19 @@ struct FrameOptions {
   int max_retries = 5;  // per transaction, on 40001/40P01
   FrameMode mode = FrameMode::kServer;
   // The "current time" the frames write (T_DTS, TH_DTS, CT_DTS, ...), in µs since the epoch;
-  // empty: the wall clock. Tests set it to compare runs row for row.
+  // empty: the wall clock. Read in each attempt of a transaction, so a retried one writes the
+  // time of the attempt that commits. Tests set it to compare runs row for row.
   std::function<int64_t()> clock;
 };
 
 class FrameRunner {
  public:
+  // Sets the session's clock (db::Session::SetClock) to options.clock: the server-side calls'
+  // current time is read by the session, before each attempt.
   FrameRunner(db::Session& session, FrameOptions options)
-      : session_(session), options_(std::move(options)) {}
+      : session_(session), options_(std::move(options)) {
+    session_.SetClock(options_.clock);
+  }
 
   // Every statement the frames of `mode` use, to prepare when a session opens.
   static std::span<const db::PreparedStatement> Statements(FrameMode mode);
@@ -93,12 +98,15 @@ struct ServerCall {
   std::string_view statement;     // a prepared statement of FrameMode::kServer
   std::vector<db::Param> params;  // cleared and refilled for each call
   std::string_view guard;         // empty, or a prepared statement: see db::Session::Call
+  // The index in `params` of the frames' current time, which the session sets before each
+  // attempt (db::Session::Call); -1: the call has none.
+  int now_param = -1;
 };
 
-// The call of `request` (one of the twelve transaction inputs) at time `now` (µs since the
-// epoch, the frames' clock). False when the request is answered without the database (an
-// input the spec's harness checks refuse): `reply` then holds its reply.
-bool PrepareServerCall(const protocol::Message& request, int64_t now, ServerCall& call,
+// The call of `request` (one of the twelve transaction inputs). False when the request is
+// answered without the database (an input the spec's harness checks refuse): `reply` then holds
+// its reply.
+bool PrepareServerCall(const protocol::Message& request, ServerCall& call,
                        protocol::Message& reply);
 // The reply to `request` once its call has ended; the market requests of a committed
 // Trade-Order or Market-Feed are appended to `to_market`.

@@ -389,4 +389,91 @@ INSTANTIATE_TEST_SUITE_P(Frames, FramesRw,
                            return std::string(bh::FrameModeName(info.param));
                          });
 
+// Inputs the spec's data never produce, on a database of their own (FramesRw's shared one must
+// pass the audit of AuditHoldsAfterABatchOfOrdersAndResults, where every quantity is 100, 200,
+// 400 or 800). Each suite sets the fixture's connection string when it starts.
+class FramesRwOffSpec : public FramesRw {
+ protected:
+  static void SetUpTestSuite() {
+    auto conninfo = testing::CreateFramesDatabase(
+        "frames_rw_off_spec",
+        workload::Sizing{.customers = 1000, .scale_factor = 500, .initial_trade_days = 1});
+    ASSERT_TRUE(conninfo.ok()) << conninfo.status().message();
+    conninfo_ = *conninfo;
+  }
+
+  // An account that withholds tax (status 1), whose customer's rates sum to less than 50 %, and
+  // a symbol it holds long: a gain of 1 cent is taxed less than half a cent. Its oldest lot's
+  // price (the first a FIFO sell closes), in cents.
+  struct TaxedLot {
+    int64_t acct = 0;
+    std::string symbol;
+    int64_t price = 0;
+  };
+  TaxedLot PickTaxedLot() {
+    db::Rows pick = Query(
+        "SELECT hs_ca_id, hs_s_symb FROM holding_summary JOIN customer_account ON ca_id = "
+        "hs_ca_id WHERE ca_tax_st = 1 AND hs_qty > 0 AND (SELECT sum(tx_rate) FROM "
+        "customer_taxrate JOIN taxrate ON tx_id = cx_tx_id WHERE cx_c_id = ca_c_id) < 0.5 ORDER "
+        "BY hs_ca_id, hs_s_symb LIMIT 1");
+    EXPECT_EQ(pick.values.size(), 1u);
+    if (pick.values.size() != 1) return {};
+    TaxedLot lot{std::stoll(*pick.values[0][0]), *pick.values[0][1], 0};
+    lot.price = Cents(fmt::format(
+        "SELECT h_price FROM holding WHERE h_ca_id = {} AND h_s_symb = '{}' ORDER BY h_dts, "
+        "h_t_id LIMIT 1",
+        lot.acct, lot.symbol));
+    return lot;
+  }
+};
+
+// Clause 3.3.8, frame 3 and the harness after it: tax_amount = (sell_value - buy_value) x the
+// sum of the customer's rates, -831 when tax_amount <= 0. The check is on that amount, and
+// T_TAX, whole cents, holds it rounded. A 1-share sell at 1 cent above the lot it closes: the
+// tax is positive but under half a cent, so the trade completes with T_TAX 0.00 and nothing
+// withheld. (Spec quantities, multiples of 100 shares at whole cents, never gain less than 1.00.)
+TEST_P(FramesRwOffSpec, TradeResultTaxUnderHalfACentIsStillATax) {
+  const TaxedLot lot = PickTaxedLot();
+  ASSERT_GT(lot.price, 0);
+  const int64_t t_id = Int(fmt::format(
+      "WITH t AS (INSERT INTO trade (t_id, t_dts, t_st_id, t_tt_id, t_is_cash, t_s_symb, t_qty, "
+      "t_bid_price, t_ca_id, t_exec_name, t_trade_price, t_chrg, t_comm, t_tax, t_lifo) VALUES "
+      "(nextval('seq_trade_id'), now(), 'SBMT', 'TMS', true, '{}', 1, 25.00, {}, 'off-spec test', "
+      "NULL, 5.00, 0, 0, false) RETURNING t_id, t_dts) INSERT INTO trade_history (th_t_id, "
+      "th_dts, th_st_id) SELECT t_id, t_dts, 'SBMT' FROM t RETURNING th_t_id",
+      lot.symbol, lot.acct));
+  ASSERT_GT(t_id, 0);
+
+  protocol::TradeResultOutput out = runner_->Run(protocol::TradeResultInput{t_id, lot.price + 1});
+  EXPECT_EQ(out.status.spec_status, 0);
+  ASSERT_EQ(out.status.outcome, Outcome::kOk) << out.status.spec_status << " " << out.status.detail;
+  const std::string trade_sql = fmt::format("FROM trade WHERE t_id = {}", t_id);
+  EXPECT_EQ(Text("SELECT t_st_id " + trade_sql), "CMPT");
+  EXPECT_EQ(Text("SELECT t_tax " + trade_sql), "0.00");
+  EXPECT_EQ(Cents(fmt::format("SELECT se_amt FROM settlement WHERE se_t_id = {}", t_id)),
+            lot.price + 1 - 500 - Cents("SELECT t_comm " + trade_sql));
+}
+
+// Clause 3.3.7, frame 3 and the harness after it: Trade-Order estimates the same tax, -731
+// when it is <= 0; the same rule. A limit sell of 1 share at 1 cent above the lot it would close.
+TEST_P(FramesRwOffSpec, TradeOrderTaxUnderHalfACentIsStillATax) {
+  const TaxedLot lot = PickTaxedLot();
+  ASSERT_GT(lot.price, 0);
+  std::vector<MarketTradeRequest> sent;
+  protocol::TradeOrderInput order = Order(lot.acct, lot.symbol, "TLS", 1, lot.price + 1);
+  protocol::TradeOrderOutput out = runner_->Run(order, sent);
+  EXPECT_EQ(out.status.spec_status, 0);
+  ASSERT_EQ(out.status.outcome, Outcome::kOk) << out.status.spec_status << " " << out.status.detail;
+  EXPECT_EQ(out.sell_value - out.buy_value, 1);
+  EXPECT_EQ(out.tax_amount, 0);
+  ASSERT_EQ(sent.size(), 1u);
+  EXPECT_EQ(sent[0].action, MarketAction::kSetLimitTrigger);
+}
+
+INSTANTIATE_TEST_SUITE_P(Frames, FramesRwOffSpec,
+                         ::testing::Values(bh::FrameMode::kServer, bh::FrameMode::kClient),
+                         [](const auto& info) {
+                           return std::string(bh::FrameModeName(info.param));
+                         });
+
 }  // namespace bb::frames_rw_test

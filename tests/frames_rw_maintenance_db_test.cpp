@@ -1,6 +1,7 @@
 // Data-Maintenance and Trade-Cleanup against a loaded database (tests/frames_rw_fixture.h), the
 // audit of loader::RunChecks after a batch of trades, and Trade-Results that collide on one
 // account.
+#include "common/util/clock.h"
 #include "tests/frames_rw_fixture.h"
 
 namespace bb::frames_rw_test {
@@ -354,6 +355,62 @@ TEST_P(FramesRw, TradeResultsOnOneAccountRetryAndBothComplete) {
                             fmt::join(ids, ","))),
             9);
   RecordProperty("concurrent_retries", static_cast<int>(retries));
+}
+
+// Clause 3.3.8: frame 2 takes trade_dts as the current time, and frames 2, 5 and 6 write it
+// (the new lot's H_DTS, T_DTS, the CMPT row's TH_DTS, CT_DTS). A retried Trade-Result writes the
+// time of the attempt that commits. A concurrent writer holds the holding summary row: the first
+// attempt waits for it and fails to serialize when it commits; the retry begins after that
+// commit, so every time the trade writes is at or after it.
+TEST_P(FramesRw, RetriedTradeResultWritesTheTimeOfTheAttemptThatCommits) {
+  db::Rows pick = Query(
+      "SELECT hs_ca_id, hs_s_symb FROM holding_summary WHERE hs_qty > 0 AND hs_s_symb NOT IN "
+      "(SELECT tr_s_symb FROM trade_request) ORDER BY md5(hs_ca_id || '/' || hs_s_symb) LIMIT 1");
+  ASSERT_EQ(pick.values.size(), 1u);
+  const int64_t acct = std::stoll(*pick.values[0][0]);
+  const std::string symbol = *pick.values[0][1];
+  std::vector<MarketTradeRequest> sent;
+  const int64_t t_id = PlaceOrder(Order(acct, symbol, "TMB", 100), sent);
+
+  auto blocker = db::Connection::Open(conninfo_);
+  ASSERT_TRUE(blocker.ok());
+  ASSERT_TRUE((*blocker)->Execute("BEGIN").ok());
+  ASSERT_TRUE((*blocker)
+                  ->Execute(fmt::format("UPDATE holding_summary SET hs_qty = hs_qty WHERE "
+                                        "hs_ca_id = {} AND hs_s_symb = '{}'",
+                                        acct, symbol))
+                  .ok());
+  const int64_t started = WallMicros();
+  protocol::TradeResultOutput result;
+  std::thread waiter([&] { result = runner_->Run(protocol::TradeResultInput{t_id, 2500}); });
+  bool waiting = false;
+  for (int i = 0; i < 200 && !waiting; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(25));
+    waiting = Int("SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() "
+                  "AND wait_event_type = 'Lock'") > 0;
+  }
+  const int64_t released = WallMicros();
+  ASSERT_TRUE((*blocker)->Execute("COMMIT").ok());
+  waiter.join();
+  ASSERT_TRUE(waiting) << "the Trade-Result never waited for the row lock";
+  ASSERT_EQ(result.status.outcome, Outcome::kOk) << result.status.detail;
+  ASSERT_GE(result.status.retries, 1u) << "the first attempt committed: nothing was retried";
+
+  // µs since the epoch of each time the trade wrote.
+  auto micros = [&](const std::string& select) {
+    return Int(fmt::format("SELECT (extract(epoch FROM {}) * 1000000)::bigint", select));
+  };
+  const int64_t t_dts = micros(fmt::format("(SELECT t_dts FROM trade WHERE t_id = {})", t_id));
+  EXPECT_GE(t_dts, released) << "T_DTS is " << (released - t_dts)
+                             << " µs before the retry could begin (the Trade-Result started "
+                             << (released - started) << " µs before it)";
+  EXPECT_EQ(
+      micros(fmt::format(
+          "(SELECT th_dts FROM trade_history WHERE th_t_id = {} AND th_st_id = 'CMPT')", t_id)),
+      t_dts);
+  EXPECT_EQ(micros(fmt::format("(SELECT h_dts FROM holding WHERE h_t_id = {})", t_id)), t_dts);
+  EXPECT_EQ(micros(fmt::format("(SELECT ct_dts FROM cash_transaction WHERE ct_t_id = {})", t_id)),
+            t_dts);
 }
 
 }  // namespace bb::frames_rw_test

@@ -41,7 +41,6 @@
 
 #include "brokerage_house/frame_runner.h"
 #include "common/db/connection.h"
-#include "common/util/clock.h"
 #include "tests/support/frames_database.h"
 
 namespace bb {
@@ -147,10 +146,11 @@ class Isolation : public ::testing::TestWithParam<Variant> {
       }
       bh::ServerCall call;
       protocol::Message reply;
-      ASSERT_TRUE(bh::PrepareServerCall(in, WallMicros(), call, reply));
+      ASSERT_TRUE(bh::PrepareServerCall(in, call, reply));
       db::QueryResult rows;
-      const db::TxnOutcome outcome = r.session->Call(call.isolation, options.max_retries,
-                                                     call.statement, call.params, call.finish, rows);
+      const db::TxnOutcome outcome =
+          r.session->Call(call.isolation, options.max_retries, call.statement, call.params,
+                          call.finish, rows, {}, call.now_param);
       std::vector<protocol::MarketTradeRequest> none;
       bh::ReadServerCall(in, outcome, rows, reply, none);
       r.out = std::get<protocol::TradeResultOutput>(reply);

@@ -30,6 +30,7 @@ constexpr PreparedStatement kStatements[] = {
     {"setting", "SELECT current_setting($1)"},
     {"call_put", "SELECT * FROM put_kv($1, $2)"},
     {"call_flaky", "SELECT flaky_add($1)"},
+    {"call_flaky_at", "SELECT flaky_add($1), $2::timestamp"},
     {"arrays",
      "SELECT ARRAY['a b', NULL, 'q\"x', 'back\\slash', '', 'NULL', '{}', 'x,y']::text[], "
      "ARRAY[1, -2, 3]::bigint[], ARRAY[]::int[], NULL::int[], "
@@ -339,6 +340,26 @@ TEST_F(SessionTest, CallRetriesSerializationFailuresBoundedly) {
   EXPECT_EQ(o.end, TxnEnd::kDbError);
   EXPECT_EQ(o.sqlstate, "23505");
   EXPECT_EQ(ValueOf(*session, 100), 1);
+}
+
+// A call's current time (now_param) is read from the session's clock before each attempt: the
+// attempt that commits gets the third reading, not the first.
+TEST_F(SessionTest, CallSetsItsTimeBeforeEachAttempt) {
+  auto session = Open();
+  ASSERT_NE(session, nullptr);
+  ASSERT_TRUE(
+      Connection::Open(conninfo_).value()->Execute("SELECT setval('flaky_attempts', 3000)").ok());
+  constexpr int64_t kBase = 1'104'742'800'000'000;  // 2005-01-03 09:00:00 UTC
+  int readings = 0;
+  session->SetClock([&readings] { return kBase + ++readings * 1'000'000; });
+  const Param params[] = {int64_t{3002}, Param::Null()};  // fails twice, then commits
+  QueryResult rows;
+  TxnOutcome o = session->Call(Isolation::kSerializable, 3, "call_flaky_at", params,
+                               Finish::kCommit, rows, {}, 1);
+  ASSERT_EQ(o.end, TxnEnd::kCommitted) << o.message;
+  EXPECT_EQ(o.retries, 2);
+  EXPECT_EQ(readings, 3);
+  EXPECT_EQ(rows.TimestampMicros(0, 1), kBase + 3'000'000);
 }
 
 TEST_F(SessionTest, CallOnALostConnectionSaysSo) {

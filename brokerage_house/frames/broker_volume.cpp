@@ -63,7 +63,7 @@ std::span<const db::PreparedStatement> frames::BrokerVolumeStatements(FrameMode 
   return ForMode(mode, kServerStatements, kStatements);
 }
 
-bool frames::Prepare(const protocol::BrokerVolumeInput& in, int64_t, ServerCall& call,
+bool frames::Prepare(const protocol::BrokerVolumeInput& in, ServerCall& call,
                      protocol::BrokerVolumeOutput&) {
   call.isolation = db::Isolation::kReadCommitted;
   call.finish = db::Finish::kCommit;
@@ -90,7 +90,7 @@ protocol::BrokerVolumeOutput frames::Read(const protocol::BrokerVolumeInput&,
 protocol::BrokerVolumeOutput FrameRunner::Run(const protocol::BrokerVolumeInput& in) {
   if (on_server()) {
     std::vector<protocol::MarketTradeRequest> none;
-    return frames::RunServerCall(session_, options_.max_retries, Now(), in, none);
+    return frames::RunServerCall(session_, options_.max_retries, in, none);
   }
   protocol::BrokerVolumeOutput out;
   int32_t status = 0;

@@ -102,7 +102,7 @@ std::span<const db::PreparedStatement> frames::CustomerPositionStatements(FrameM
   return ForMode(mode, kServerStatements, kStatements);
 }
 
-bool frames::Prepare(const protocol::CustomerPositionInput& in, int64_t, ServerCall& call,
+bool frames::Prepare(const protocol::CustomerPositionInput& in, ServerCall& call,
                      protocol::CustomerPositionOutput&) {
   call.isolation = db::Isolation::kReadCommitted;
   call.finish = db::Finish::kCommit;
@@ -140,7 +140,7 @@ protocol::CustomerPositionOutput frames::Read(const protocol::CustomerPositionIn
 protocol::CustomerPositionOutput FrameRunner::Run(const protocol::CustomerPositionInput& in) {
   if (on_server()) {
     std::vector<protocol::MarketTradeRequest> none;
-    return frames::RunServerCall(session_, options_.max_retries, Now(), in, none);
+    return frames::RunServerCall(session_, options_.max_retries, in, none);
   }
   protocol::CustomerPositionOutput out;
   int32_t status = 0;

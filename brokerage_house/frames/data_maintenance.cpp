@@ -119,14 +119,14 @@ std::span<const db::PreparedStatement> frames::DataMaintenanceStatements(FrameMo
   return ForMode(mode, kServerStatements, kStatements);
 }
 
-bool frames::Prepare(const protocol::DataMaintenanceInput& in, int64_t now, ServerCall& call,
+bool frames::Prepare(const protocol::DataMaintenanceInput& in, ServerCall& call,
                      protocol::DataMaintenanceOutput&) {
   call.isolation = db::Isolation::kReadCommitted;
   call.finish = db::Finish::kCommit;
   call.statement = kCall;
   call.params.assign({protocol::MaintenanceTableName(in.table), in.acct_id, in.c_id, in.co_id,
-                      in.symbol, in.day_of_month, in.vol_incr, in.tx_id,
-                      db::Param::Timestamp(now)});
+                      in.symbol, in.day_of_month, in.vol_incr, in.tx_id});
+  AppendNow(call);
   return true;
 }
 
@@ -143,7 +143,7 @@ protocol::DataMaintenanceOutput FrameRunner::Run(const protocol::DataMaintenance
   using protocol::MaintenanceTable;
   if (on_server()) {
     std::vector<protocol::MarketTradeRequest> none;
-    return frames::RunServerCall(session_, options_.max_retries, Now(), in, none);
+    return frames::RunServerCall(session_, options_.max_retries, in, none);
   }
   protocol::DataMaintenanceOutput out;
   const db::TxnOutcome outcome =

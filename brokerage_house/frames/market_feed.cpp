@@ -123,7 +123,7 @@ std::span<const db::PreparedStatement> frames::MarketFeedStatements(FrameMode mo
 }
 
 // The whole batch in one call.
-bool frames::Prepare(const protocol::MarketFeedInput& in, int64_t now, ServerCall& call,
+bool frames::Prepare(const protocol::MarketFeedInput& in, ServerCall& call,
                      protocol::MarketFeedOutput& refused) {
   if (Refused(in, refused)) return false;
   EntryArrays arrays = ArraysInOrder(in, SymbolOrder(in), static_cast<uint8_t>(in.entries.size()));
@@ -132,7 +132,8 @@ bool frames::Prepare(const protocol::MarketFeedInput& in, int64_t now, ServerCal
   call.statement = kCall;
   call.params.assign({std::move(arrays.symbols), std::move(arrays.prices), std::move(arrays.qtys),
                       in.type_stop_loss, in.type_limit_sell, in.type_limit_buy, in.status_submitted,
-                      in.unique_symbols, db::Param::Timestamp(now)});
+                      in.unique_symbols});
+  AppendNow(call);
   return true;
 }
 
@@ -164,7 +165,7 @@ protocol::MarketFeedOutput frames::Read(const protocol::MarketFeedInput&,
 protocol::MarketFeedOutput FrameRunner::Run(const protocol::MarketFeedInput& in,
                                             std::vector<protocol::MarketTradeRequest>& to_market) {
   if (on_server()) {
-    return frames::RunServerCall(session_, options_.max_retries, Now(), in, to_market);
+    return frames::RunServerCall(session_, options_.max_retries, in, to_market);
   }
   protocol::MarketFeedOutput out;
   int32_t status = 0;

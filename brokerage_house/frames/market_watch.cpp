@@ -83,7 +83,7 @@ std::span<const db::PreparedStatement> frames::MarketWatchStatements(FrameMode m
   return ForMode(mode, kServerStatements, kStatements);
 }
 
-bool frames::Prepare(const protocol::MarketWatchInput& in, int64_t, ServerCall& call,
+bool frames::Prepare(const protocol::MarketWatchInput& in, ServerCall& call,
                      protocol::MarketWatchOutput& refused) {
   if (Refused(in, refused)) return false;
   call.isolation = db::Isolation::kReadCommitted;
@@ -108,7 +108,7 @@ protocol::MarketWatchOutput frames::Read(const protocol::MarketWatchInput&,
 protocol::MarketWatchOutput FrameRunner::Run(const protocol::MarketWatchInput& in) {
   if (on_server()) {
     std::vector<protocol::MarketTradeRequest> none;
-    return frames::RunServerCall(session_, options_.max_retries, Now(), in, none);
+    return frames::RunServerCall(session_, options_.max_retries, in, none);
   }
   protocol::MarketWatchOutput out;
   if (Refused(in, out)) return out;

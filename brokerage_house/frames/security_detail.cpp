@@ -216,7 +216,7 @@ std::span<const db::PreparedStatement> frames::SecurityDetailStatements(FrameMod
   return ForMode(mode, kServerStatements, kStatements);
 }
 
-bool frames::Prepare(const protocol::SecurityDetailInput& in, int64_t, ServerCall& call,
+bool frames::Prepare(const protocol::SecurityDetailInput& in, ServerCall& call,
                      protocol::SecurityDetailOutput&) {
   call.isolation = db::Isolation::kReadCommitted;
   call.finish = db::Finish::kCommit;
@@ -270,7 +270,7 @@ protocol::SecurityDetailOutput frames::Read(const protocol::SecurityDetailInput&
 protocol::SecurityDetailOutput FrameRunner::Run(const protocol::SecurityDetailInput& in) {
   if (on_server()) {
     std::vector<protocol::MarketTradeRequest> none;
-    return frames::RunServerCall(session_, options_.max_retries, Now(), in, none);
+    return frames::RunServerCall(session_, options_.max_retries, in, none);
   }
   protocol::SecurityDetailOutput out;
   int32_t status = 0;

@@ -40,78 +40,85 @@ inline std::span<const db::PreparedStatement> ForMode(
 // or returns false when the input is refused before any database work (`refused` is then the
 // reply); Read makes the reply from the call's outcome and row, and appends the market
 // requests of a committed Trade-Order or Market-Feed to `to_market`.
-bool Prepare(const protocol::BrokerVolumeInput& in, int64_t now, ServerCall& call,
+bool Prepare(const protocol::BrokerVolumeInput& in, ServerCall& call,
              protocol::BrokerVolumeOutput& refused);
 protocol::BrokerVolumeOutput Read(const protocol::BrokerVolumeInput& in,
                                   const db::TxnOutcome& outcome, const db::QueryResult& row,
                                   std::vector<protocol::MarketTradeRequest>& to_market);
-bool Prepare(const protocol::CustomerPositionInput& in, int64_t now, ServerCall& call,
+bool Prepare(const protocol::CustomerPositionInput& in, ServerCall& call,
              protocol::CustomerPositionOutput& refused);
 protocol::CustomerPositionOutput Read(const protocol::CustomerPositionInput& in,
                                       const db::TxnOutcome& outcome, const db::QueryResult& row,
                                       std::vector<protocol::MarketTradeRequest>& to_market);
-bool Prepare(const protocol::MarketFeedInput& in, int64_t now, ServerCall& call,
+bool Prepare(const protocol::MarketFeedInput& in, ServerCall& call,
              protocol::MarketFeedOutput& refused);
 protocol::MarketFeedOutput Read(const protocol::MarketFeedInput& in, const db::TxnOutcome& outcome,
                                 const db::QueryResult& row,
                                 std::vector<protocol::MarketTradeRequest>& to_market);
-bool Prepare(const protocol::MarketWatchInput& in, int64_t now, ServerCall& call,
+bool Prepare(const protocol::MarketWatchInput& in, ServerCall& call,
              protocol::MarketWatchOutput& refused);
 protocol::MarketWatchOutput Read(const protocol::MarketWatchInput& in,
                                  const db::TxnOutcome& outcome, const db::QueryResult& row,
                                  std::vector<protocol::MarketTradeRequest>& to_market);
-bool Prepare(const protocol::SecurityDetailInput& in, int64_t now, ServerCall& call,
+bool Prepare(const protocol::SecurityDetailInput& in, ServerCall& call,
              protocol::SecurityDetailOutput& refused);
 protocol::SecurityDetailOutput Read(const protocol::SecurityDetailInput& in,
                                     const db::TxnOutcome& outcome, const db::QueryResult& row,
                                     std::vector<protocol::MarketTradeRequest>& to_market);
-bool Prepare(const protocol::TradeLookupInput& in, int64_t now, ServerCall& call,
+bool Prepare(const protocol::TradeLookupInput& in, ServerCall& call,
              protocol::TradeLookupOutput& refused);
 protocol::TradeLookupOutput Read(const protocol::TradeLookupInput& in,
                                  const db::TxnOutcome& outcome, const db::QueryResult& row,
                                  std::vector<protocol::MarketTradeRequest>& to_market);
-bool Prepare(const protocol::TradeOrderInput& in, int64_t now, ServerCall& call,
+bool Prepare(const protocol::TradeOrderInput& in, ServerCall& call,
              protocol::TradeOrderOutput& refused);
 protocol::TradeOrderOutput Read(const protocol::TradeOrderInput& in, const db::TxnOutcome& outcome,
                                 const db::QueryResult& row,
                                 std::vector<protocol::MarketTradeRequest>& to_market);
-bool Prepare(const protocol::TradeResultInput& in, int64_t now, ServerCall& call,
+bool Prepare(const protocol::TradeResultInput& in, ServerCall& call,
              protocol::TradeResultOutput& refused);
 protocol::TradeResultOutput Read(const protocol::TradeResultInput& in,
                                  const db::TxnOutcome& outcome, const db::QueryResult& row,
                                  std::vector<protocol::MarketTradeRequest>& to_market);
-bool Prepare(const protocol::TradeStatusInput& in, int64_t now, ServerCall& call,
+bool Prepare(const protocol::TradeStatusInput& in, ServerCall& call,
              protocol::TradeStatusOutput& refused);
 protocol::TradeStatusOutput Read(const protocol::TradeStatusInput& in,
                                  const db::TxnOutcome& outcome, const db::QueryResult& row,
                                  std::vector<protocol::MarketTradeRequest>& to_market);
-bool Prepare(const protocol::TradeUpdateInput& in, int64_t now, ServerCall& call,
+bool Prepare(const protocol::TradeUpdateInput& in, ServerCall& call,
              protocol::TradeUpdateOutput& refused);
 protocol::TradeUpdateOutput Read(const protocol::TradeUpdateInput& in,
                                  const db::TxnOutcome& outcome, const db::QueryResult& row,
                                  std::vector<protocol::MarketTradeRequest>& to_market);
-bool Prepare(const protocol::DataMaintenanceInput& in, int64_t now, ServerCall& call,
+bool Prepare(const protocol::DataMaintenanceInput& in, ServerCall& call,
              protocol::DataMaintenanceOutput& refused);
 protocol::DataMaintenanceOutput Read(const protocol::DataMaintenanceInput& in,
                                      const db::TxnOutcome& outcome, const db::QueryResult& row,
                                      std::vector<protocol::MarketTradeRequest>& to_market);
-bool Prepare(const protocol::TradeCleanupInput& in, int64_t now, ServerCall& call,
+bool Prepare(const protocol::TradeCleanupInput& in, ServerCall& call,
              protocol::TradeCleanupOutput& refused);
 protocol::TradeCleanupOutput Read(const protocol::TradeCleanupInput& in,
                                   const db::TxnOutcome& outcome, const db::QueryResult& row,
                                   std::vector<protocol::MarketTradeRequest>& to_market);
 
+// Appends the frames' current time (T_DTS, TH_DTS, CT_DTS ... of clause 3.3) to the call's
+// parameters as ServerCall::now_param: a placeholder that the session sets before each attempt.
+inline void AppendNow(ServerCall& call) {
+  call.now_param = static_cast<int>(call.params.size());
+  call.params.push_back(db::Param::Null());
+}
+
 // Runs a transaction's server-side call on a blocking session (FrameRunner in server mode).
 template <typename In>
-auto RunServerCall(db::Session& session, int max_retries, int64_t now, const In& in,
+auto RunServerCall(db::Session& session, int max_retries, const In& in,
                    std::vector<protocol::MarketTradeRequest>& to_market) {
   decltype(Read(in, db::TxnOutcome(), db::QueryResult(), to_market)) out;
   ServerCall call;
-  if (!Prepare(in, now, call, out)) return out;
+  if (!Prepare(in, call, out)) return out;
   db::QueryResult row;
   const db::TxnOutcome outcome =
       session.Call(call.isolation, max_retries, call.statement, call.params, call.finish, row,
-                   call.guard);
+                   call.guard, call.now_param);
   return Read(in, outcome, row, to_market);
 }
 

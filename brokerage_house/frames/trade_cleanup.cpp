@@ -43,13 +43,13 @@ std::span<const db::PreparedStatement> frames::TradeCleanupStatements(FrameMode 
   return ForMode(mode, kServerStatements, kStatements);
 }
 
-bool frames::Prepare(const protocol::TradeCleanupInput& in, int64_t now, ServerCall& call,
+bool frames::Prepare(const protocol::TradeCleanupInput& in, ServerCall& call,
                      protocol::TradeCleanupOutput&) {
   call.isolation = db::Isolation::kReadCommitted;
   call.finish = db::Finish::kCommit;
   call.statement = kCall;
-  call.params.assign(
-      {in.st_canceled_id, in.st_submitted_id, in.start_trade_id, db::Param::Timestamp(now)});
+  call.params.assign({in.st_canceled_id, in.st_submitted_id, in.start_trade_id});
+  AppendNow(call);
   return true;
 }
 
@@ -64,7 +64,7 @@ protocol::TradeCleanupOutput frames::Read(const protocol::TradeCleanupInput&,
 protocol::TradeCleanupOutput FrameRunner::Run(const protocol::TradeCleanupInput& in) {
   if (on_server()) {
     std::vector<protocol::MarketTradeRequest> none;
-    return frames::RunServerCall(session_, options_.max_retries, Now(), in, none);
+    return frames::RunServerCall(session_, options_.max_retries, in, none);
   }
   protocol::TradeCleanupOutput out;
   const db::TxnOutcome outcome =

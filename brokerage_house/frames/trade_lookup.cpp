@@ -143,7 +143,7 @@ std::span<const db::PreparedStatement> frames::TradeLookupStatements(FrameMode m
   return ForMode(mode, kServerStatements, kStatements);
 }
 
-bool frames::Prepare(const protocol::TradeLookupInput& in, int64_t, ServerCall& call,
+bool frames::Prepare(const protocol::TradeLookupInput& in, ServerCall& call,
                      protocol::TradeLookupOutput& refused) {
   if (Refused(in, refused)) return false;
   const int32_t limit = TradeLimit(in.max_trades);
@@ -184,7 +184,7 @@ protocol::TradeLookupOutput frames::Read(const protocol::TradeLookupInput& in,
 protocol::TradeLookupOutput FrameRunner::Run(const protocol::TradeLookupInput& in) {
   if (on_server()) {
     std::vector<protocol::MarketTradeRequest> none;
-    return frames::RunServerCall(session_, options_.max_retries, Now(), in, none);
+    return frames::RunServerCall(session_, options_.max_retries, in, none);
   }
   protocol::TradeLookupOutput out;
   if (Refused(in, out)) return out;

@@ -133,7 +133,7 @@ std::span<const db::PreparedStatement> frames::TradeOrderStatements(FrameMode mo
 
 // Frames 1-4 in one call, then frame 5 (roll back, as the driver asked) or frame 6 (commit):
 // the call's outputs come back either way.
-bool frames::Prepare(const protocol::TradeOrderInput& in, int64_t now, ServerCall& call,
+bool frames::Prepare(const protocol::TradeOrderInput& in, ServerCall& call,
                      protocol::TradeOrderOutput&) {
   call.isolation = db::Isolation::kRepeatableRead;
   call.finish = in.roll_it_back ? db::Finish::kRollback : db::Finish::kCommit;
@@ -141,7 +141,8 @@ bool frames::Prepare(const protocol::TradeOrderInput& in, int64_t now, ServerCal
   call.params.assign({in.acct_id, in.exec_f_name, in.exec_l_name, in.exec_tax_id, in.symbol,
                       in.co_name, in.issue, in.trade_type_id, in.trade_qty,
                       db::Param::Cents(in.requested_price), in.is_lifo, in.type_is_margin,
-                      in.st_pending_id, in.st_submitted_id, db::Param::Timestamp(now)});
+                      in.st_pending_id, in.st_submitted_id});
+  AppendNow(call);
   return true;
 }
 
@@ -178,7 +179,7 @@ protocol::TradeOrderOutput frames::Read(const protocol::TradeOrderInput& in,
 protocol::TradeOrderOutput FrameRunner::Run(const protocol::TradeOrderInput& in,
                                             std::vector<protocol::MarketTradeRequest>& to_market) {
   if (on_server()) {
-    return frames::RunServerCall(session_, options_.max_retries, Now(), in, to_market);
+    return frames::RunServerCall(session_, options_.max_retries, in, to_market);
   }
   protocol::TradeOrderOutput out;
   int32_t status = 0;
@@ -247,17 +248,19 @@ protocol::TradeOrderOutput FrameRunner::Run(const protocol::TradeOrderInput& in,
             needed -= closed;
           }
         }
-        int64_t tax_amount = 0;
+        // The tax on the gain, in 1e-5 cents. The harness after frame 3 (clause 3.3.7) checks
+        // the amount as computed, -731 when it is not positive; tax_amount is it rounded to cents.
+        int64_t tax_e5 = 0;
         const bool taxable_gain = sell_value > buy_value && (tax_status == 1 || tax_status == 2);
         if (taxable_gain) {
           const int64_t rate_e5 = tx.Exec(kTaxRate.name, {cust_id}).Int(0, 0);
-          tax_amount = ((sell_value - buy_value) * rate_e5 + 50'000) / 100'000;
+          tax_e5 = (sell_value - buy_value) * rate_e5;
         }
         if (in.type_is_margin) tx.Exec(kAssets.name, {in.acct_id});
         out.buy_value = buy_value;
         out.sell_value = sell_value;
-        out.tax_amount = tax_amount;
-        if (taxable_gain && tax_amount <= 0) {
+        out.tax_amount = (tax_e5 + 50'000) / 100'000;
+        if (taxable_gain && tax_e5 <= 0) {
           status = kNoTaxOnGain;
         } else if (comm_rate <= 0) {
           status = kNoCommissionRate;

@@ -165,13 +165,14 @@ std::span<const db::PreparedStatement> frames::TradeResultStatements(FrameMode m
   return ForMode(mode, kServerStatements, kStatements);
 }
 
-bool frames::Prepare(const protocol::TradeResultInput& in, int64_t now, ServerCall& call,
+bool frames::Prepare(const protocol::TradeResultInput& in, ServerCall& call,
                      protocol::TradeResultOutput&) {
   call.isolation = db::Isolation::kSerializable;
   call.finish = db::Finish::kCommit;
   call.statement = kCall;
   call.guard = kGuard.name;  // its parameter is the call's first: the trade id
-  call.params.assign({in.trade_id, db::Param::Cents(in.trade_price), db::Param::Timestamp(now)});
+  call.params.assign({in.trade_id, db::Param::Cents(in.trade_price)});
+  AppendNow(call);  // trade_dts (frame 2), per attempt as in the client-side frames below
   return true;
 }
 
@@ -191,7 +192,7 @@ protocol::TradeResultOutput frames::Read(const protocol::TradeResultInput&,
 protocol::TradeResultOutput FrameRunner::Run(const protocol::TradeResultInput& in) {
   if (on_server()) {
     std::vector<protocol::MarketTradeRequest> none;
-    return frames::RunServerCall(session_, options_.max_retries, Now(), in, none);
+    return frames::RunServerCall(session_, options_.max_retries, in, none);
   }
   protocol::TradeResultOutput out;
   int32_t status = 0;
@@ -260,16 +261,19 @@ protocol::TradeResultOutput FrameRunner::Run(const protocol::TradeResultInput& i
           tx.Exec(kDeleteSummary.name, {acct_id, symbol});
         }
 
-        // Frame 3: tax on a realised gain of a taxable account.
+        // Frame 3: tax on a realised gain of a taxable account, here in 1e-5 cents. The harness
+        // after frame 3 (clause 3.3.8) checks the amount as computed, -831 when it is not
+        // positive; T_TAX and the settlement take it rounded to cents.
         int64_t tax_amount = 0;
         const bool taxed = (tax_status == 1 || tax_status == 2) && sell_value > buy_value;
         if (taxed) {
           const int64_t rate_e5 = tx.Exec(kTaxRate.name, {trade.Int(0, kCustId)}).Int(0, 0);
-          tax_amount = ((sell_value - buy_value) * rate_e5 + 50'000) / 100'000;
-          if (tax_amount <= 0) {
+          const int64_t tax_e5 = (sell_value - buy_value) * rate_e5;
+          if (tax_e5 <= 0) {
             status = kNoTaxOnGain;
             return db::Finish::kRollback;
           }
+          tax_amount = (tax_e5 + 50'000) / 100'000;
         }
 
         // Frame 4 (read above), then the commission on the trade's value in cents.

@@ -54,7 +54,7 @@ std::span<const db::PreparedStatement> frames::TradeStatusStatements(FrameMode m
   return ForMode(mode, kServerStatements, kStatements);
 }
 
-bool frames::Prepare(const protocol::TradeStatusInput& in, int64_t, ServerCall& call,
+bool frames::Prepare(const protocol::TradeStatusInput& in, ServerCall& call,
                      protocol::TradeStatusOutput&) {
   call.isolation = db::Isolation::kReadCommitted;
   call.finish = db::Finish::kCommit;
@@ -96,7 +96,7 @@ protocol::TradeStatusOutput frames::Read(const protocol::TradeStatusInput&,
 protocol::TradeStatusOutput FrameRunner::Run(const protocol::TradeStatusInput& in) {
   if (on_server()) {
     std::vector<protocol::MarketTradeRequest> none;
-    return frames::RunServerCall(session_, options_.max_retries, Now(), in, none);
+    return frames::RunServerCall(session_, options_.max_retries, in, none);
   }
   protocol::TradeStatusOutput out;
   int32_t status = 0;

@@ -177,7 +177,7 @@ std::span<const db::PreparedStatement> frames::TradeUpdateStatements(FrameMode m
   return ForMode(mode, kServerStatements, kStatements);
 }
 
-bool frames::Prepare(const protocol::TradeUpdateInput& in, int64_t, ServerCall& call,
+bool frames::Prepare(const protocol::TradeUpdateInput& in, ServerCall& call,
                      protocol::TradeUpdateOutput& refused) {
   if (Refused(in, refused)) return false;
   const int32_t limit = TradeLimit(in);
@@ -208,7 +208,7 @@ protocol::TradeUpdateOutput frames::Read(const protocol::TradeUpdateInput& in,
 protocol::TradeUpdateOutput FrameRunner::Run(const protocol::TradeUpdateInput& in) {
   if (on_server()) {
     std::vector<protocol::MarketTradeRequest> none;
-    return frames::RunServerCall(session_, options_.max_retries, Now(), in, none);
+    return frames::RunServerCall(session_, options_.max_retries, in, none);
   }
   protocol::TradeUpdateOutput out;
   if (Refused(in, out)) return out;

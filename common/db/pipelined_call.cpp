@@ -5,6 +5,7 @@
 
 #include "common/db/session.h"
 #include "common/db/session_internal.h"
+#include "common/util/clock.h"
 
 namespace bb::db {
 
@@ -25,6 +26,10 @@ inline void Session::Impl::Launch() {
 }
 
 inline void Session::Impl::SendCall() {
+  if (call.now_param >= 0) {
+    call.params[static_cast<std::size_t>(call.now_param)] =
+        Param::Timestamp(clock ? clock() : WallMicros());
+  }
   call.reply = Reply();
   call.rolled_back = false;
   call.group_count = 0;
@@ -137,13 +142,15 @@ bool Session::WantsWrite() const {
 }
 
 void Session::StartCall(Isolation isolation, int max_retries, std::string_view statement,
-                        std::span<const Param> params, Finish finish, std::string_view guard) {
+                        std::span<const Param> params, Finish finish, std::string_view guard,
+                        int now_param) {
   Impl::CallState& c = impl_->call;
   c.guard = guard;
   c.isolation = isolation;
   c.max_retries = max_retries;
   c.statement = statement;
   c.params.assign(params.begin(), params.end());
+  c.now_param = now_param < static_cast<int>(c.params.size()) ? now_param : -1;
   c.finish = finish;
   c.implicit = isolation == Isolation::kReadCommitted && finish == Finish::kCommit;
   c.outcome = TxnOutcome();
@@ -187,14 +194,14 @@ bool Session::Progress(TxnOutcome& outcome, QueryResult& rows) {
 
 TxnOutcome Session::Call(Isolation isolation, int max_retries, std::string_view statement,
                          std::span<const Param> params, Finish finish, QueryResult& rows,
-                         std::string_view guard) {
+                         std::string_view guard, int now_param) {
   TxnOutcome outcome;
   if (impl_->broken()) {
     outcome.end = TxnEnd::kConnectionLost;
     outcome.message = "not connected to the database";
     return outcome;
   }
-  StartCall(isolation, max_retries, statement, params, finish, guard);
+  StartCall(isolation, max_retries, statement, params, finish, guard, now_param);
   while (!Progress(outcome, rows)) {
     pollfd p{socket(), static_cast<short>(POLLIN | (WantsWrite() ? POLLOUT : 0)), 0};
     if (p.fd < 0) continue;  // broken: Progress says so next

@@ -73,6 +73,8 @@ Result<std::unique_ptr<Session>> Session::Open(const std::string& conninfo,
   return session;
 }
 
+void Session::SetClock(std::function<int64_t()> clock) { impl_->clock = std::move(clock); }
+
 void Session::SetNoticeSink(std::function<void(std::string_view message)> sink) {
   impl_->notice_sink = std::move(sink);
 }

@@ -178,9 +178,13 @@ class Session {
   // trip). Calls that would surely conflict (a serialization failure, 40001) then wait for each
   // other instead; their isolation level is unchanged. A guard that fails is ignored: the call
   // runs unguarded, as safely as ever.
+  //
+  // `now_param`, when not negative, is the index in `params` of the call's "current time" (a
+  // timestamp): the session sets it from its clock (SetClock) before each attempt, so that the
+  // attempt that commits writes the time it ran at, not the time of an attempt that failed.
   TxnOutcome Call(Isolation isolation, int max_retries, std::string_view statement,
                   std::span<const Param> params, Finish finish, QueryResult& rows,
-                  std::string_view guard = {});
+                  std::string_view guard = {}, int now_param = -1);
 
   // Call in steps, for an event loop that serves many sessions on one thread: StartCall sends
   // the call without waiting (the parameters are copied; `statement` and `guard` must outlive the
@@ -190,10 +194,15 @@ class Session {
   // Call while one is in progress. SetNonBlocking first, so that no send ever waits.
   Status SetNonBlocking();
   void StartCall(Isolation isolation, int max_retries, std::string_view statement,
-                 std::span<const Param> params, Finish finish, std::string_view guard = {});
+                 std::span<const Param> params, Finish finish, std::string_view guard = {},
+                 int now_param = -1);
   bool Progress(TxnOutcome& outcome, QueryResult& rows);
   bool WantsWrite() const;
   int socket() const;  // -1 when not connected
+
+  // The clock a call's `now_param` reads, in µs since the epoch; empty (the default): the wall
+  // clock. Tests set one to compare runs row for row.
+  void SetClock(std::function<int64_t()> clock);
 
   // Notices and log messages the server sends (auto_explain's plans with
   // client_min_messages = log, say), one message each, to `sink` instead of nowhere.

@@ -78,6 +78,8 @@ struct Session::Impl {
   PGconn* conn = nullptr;
   Counters counters;
   std::function<void(std::string_view)> notice_sink;
+  // What a call's now_param is set from (SetClock); empty: the wall clock.
+  std::function<int64_t()> clock;
   std::string setup;  // run on every new connection (Open, Reconnect)
 
   ~Impl() { Close(); }
@@ -196,6 +198,8 @@ struct Session::Impl {
     int max_retries = 0;
     std::string_view statement;
     std::vector<Param> params;
+    // The parameter set to the clock's time before each attempt; -1: none.
+    int now_param = -1;
     Finish finish = Finish::kCommit;
     std::string_view guard;     // empty: none
     bool implicit = false;      // READ COMMITTED with kCommit: no BEGIN, no COMMIT

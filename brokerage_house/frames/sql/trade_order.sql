@@ -8,7 +8,8 @@
 -- Money is numeric here where the client counts integer cents: every sum and product is exact,
 -- and each value the client rounds (tax, commission) is rounded to cents half away from zero,
 -- which is what the client's "+ half, then divide" does for the positive values it rounds.
--- The request for the market (request_*) goes out from the caller after the commit.
+-- The request for the market (request_*) goes out from the caller after the commit. p_now is the
+-- current time of this attempt: the caller sets it afresh for each retry.
 CREATE OR REPLACE FUNCTION bb_trade_order(
     p_acct_id bigint, p_exec_f_name text, p_exec_l_name text, p_exec_tax_id text,
     p_symbol text, p_co_name text, p_issue text, p_trade_type_id text, p_trade_qty integer,
@@ -52,6 +53,7 @@ DECLARE
   v_closed integer;
   v_taxable boolean;
   v_rate_e5 bigint;
+  v_tax numeric;
   v_comm_amount numeric;
   v_exec_name text;
   v_status_id text;
@@ -158,13 +160,16 @@ BEGIN
     CLOSE v_lots;
   END IF;
 
-  -- Frame 3: the tax on the gain, at the sum of the customer's rates (in units of 1e-5).
+  -- Frame 3: the tax on the gain, at the sum of the customer's rates (in units of 1e-5). The
+  -- harness after frame 3 (clause 3.3.7) checks the amount as computed, -731 when it is not
+  -- positive; tax_amount is it rounded to cents.
   v_taxable := sell_value > buy_value AND v_tax_status IN (1, 2);
   IF v_taxable THEN
     SELECT coalesce(round(sum(tx_rate) * 100000), 0)::bigint INTO v_rate_e5
       FROM customer_taxrate JOIN taxrate ON tx_id = cx_tx_id
      WHERE cx_c_id = v_cust_id;
-    tax_amount := round((sell_value - buy_value) * v_rate_e5 * 0.00001, 2);
+    v_tax := (sell_value - buy_value) * v_rate_e5 * 0.00001;
+    tax_amount := round(v_tax, 2);
   END IF;
   IF p_type_is_margin THEN
     PERFORM ca_bal + coalesce((SELECT sum(hs_qty * lt_price)
@@ -173,7 +178,7 @@ BEGIN
        FROM customer_account
       WHERE ca_id = p_acct_id;
   END IF;
-  IF v_taxable AND tax_amount <= 0 THEN
+  IF v_taxable AND v_tax <= 0 THEN
     RAISE EXCEPTION 'spec status %', -731 USING ERRCODE = 'BB001';
   ELSIF v_comm_rate <= 0 THEN
     RAISE EXCEPTION 'spec status %', -732 USING ERRCODE = 'BB001';

@@ -7,7 +7,8 @@
 -- Money is numeric here where the client counts integer cents: every sum and product is exact,
 -- and each value the client rounds (tax, commission) is rounded to cents half away from zero,
 -- which is what the client's "+ half, then divide" does for the positive values it rounds.
--- cust_id comes back for the caller to derive the customer's load unit.
+-- cust_id comes back for the caller to derive the customer's load unit. p_now is the current
+-- time of this attempt: the caller sets it afresh for each retry.
 --
 -- Under SERIALIZABLE, what this function reads by a scan it locks for the whole transaction
 -- against every concurrent Trade-Result's writes; so every read goes through an index
@@ -145,16 +146,18 @@ BEGIN
   END IF;
 
   -- Frame 3: tax on a realised gain of a taxable account, at the sum of the customer's rates
-  -- (in units of 1e-5).
+  -- (in units of 1e-5). The harness after frame 3 (clause 3.3.8) checks the amount as computed,
+  -- -831 when it is not positive; T_TAX and the settlement take it rounded to cents.
   v_taxed := v_tax_status IN (1, 2) AND v_sell_value > v_buy_value;
   IF v_taxed THEN
     SELECT coalesce(round(sum(tx_rate) * 100000), 0)::bigint INTO v_rate_e5
       FROM customer_taxrate JOIN taxrate ON tx_id = cx_tx_id
      WHERE cx_c_id = v_cust_id;
-    v_tax_amount := round((v_sell_value - v_buy_value) * v_rate_e5 * 0.00001, 2);
+    v_tax_amount := (v_sell_value - v_buy_value) * v_rate_e5 * 0.00001;
     IF v_tax_amount <= 0 THEN
       RAISE EXCEPTION 'spec status %', -831 USING ERRCODE = 'BB001';
     END IF;
+    v_tax_amount := round(v_tax_amount, 2);
   END IF;
 
   -- Frame 4 (read in frame 1), then the commission on the trade's value, rounded to cents.
