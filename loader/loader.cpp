@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 
 #include "common/db/connection.h"
+#include "common/db/conninfo.h"
 #include "common/workload/ids.h"
 #include "loader/copy_sink.h"
 #include "loader/generator.h"
@@ -71,13 +72,47 @@ Result<std::vector<std::unique_ptr<db::Connection>>> ConnectAll(const std::strin
   return connections;
 }
 
+// The role must be able to create the tables where they go: the first schema of its
+// search_path that exists. Since PostgreSQL 15 only the database's owner (pg_database_owner)
+// may create in schema public; up to 14 everybody may. Checked before anything is changed, so
+// that a role without the right is told what to ask for instead of a raw "permission denied".
+Status CheckMayCreateTables(db::Connection& conn) {
+  auto rows = conn.Query(
+      "SELECT quote_ident(current_user), current_database(), quote_ident(current_schema()), "
+      "current_schema() IS NOT NULL AND has_schema_privilege(current_schema(), 'CREATE') AND "
+      "has_schema_privilege(current_schema(), 'USAGE'), current_setting('search_path')");
+  if (!rows.ok()) return rows.status().WithContext("checking the role's privileges");
+  const auto& r = rows->values[0];
+  const std::string role = r[0].value_or(""), database = r[1].value_or("");
+  if (!r[2]) {
+    return Status::InvalidArgument(fmt::format(
+        "no schema of role {}'s search_path ({}) exists in database {}, so there is nowhere to "
+        "create the tables: create one (CREATE SCHEMA ... AUTHORIZATION {}) or set a search_path "
+        "that names one (options='-c search_path=...' in the connection string)",
+        role, r[4].value_or(""), database, role));
+  }
+  if (r[3] != "t") {
+    return Status::InvalidArgument(fmt::format(
+        "role {0} may not create tables in schema {1} of database {2} (it lacks CREATE or USAGE "
+        "on the schema; since PostgreSQL 15 schema public grants them only to the database's "
+        "owner): load into a database the role owns, or have the schema's owner or a superuser "
+        "run: GRANT USAGE, CREATE ON SCHEMA {1} TO {0}",
+        role, *r[2], database));
+  }
+  return Status::Ok();
+}
+
 // Refuses a database that already holds brokerbench tables, unless told to drop them.
 Status PrepareDatabase(db::Connection& conn, const LoadOptions& options) {
+  if (Status s = CheckMayCreateTables(conn); !s.ok()) return s;
   std::string names = fmt::format("{},{}", kLoadInfoTable, kLoadUnitsTable);
   for (Table t : AllTables()) names += "," + std::string(TableName(t));
+  // The tables there, and those of them the role may not drop (not their owner's member).
   auto existing = conn.Query(fmt::format(
-      "SELECT count(*) FROM pg_class WHERE relnamespace = current_schema()::regnamespace "
-      "AND relkind = 'r' AND relname = ANY('{{{}}}')",
+      "SELECT count(*), string_agg(relname || ' (owner ' || pg_get_userbyid(relowner) || ')', "
+      "', ' ORDER BY relname) FILTER (WHERE NOT pg_has_role(relowner, 'MEMBER')) FROM pg_class "
+      "WHERE relnamespace = current_schema()::regnamespace AND relkind = 'r' AND relname = "
+      "ANY('{{{}}}')",
       names));
   if (!existing.ok()) return existing.status();
   int tables = std::stoi(existing->values[0][0].value_or("0"));
@@ -87,13 +122,20 @@ Status PrepareDatabase(db::Connection& conn, const LoadOptions& options) {
         "load into an empty database, or pass --drop to replace them",
         tables));
   }
+  if (const auto& foreign = existing->values[0][1]; foreign) {
+    return Status::InvalidArgument(fmt::format(
+        "--drop: cannot drop {}: only a table's owner (or a superuser) may; drop them as their "
+        "owner, or load into another database",
+        *foreign));
+  }
   if (tables > 0 || options.drop) {
-    for (Table t : AllTables()) {
-      Status s = conn.Execute(fmt::format("DROP TABLE IF EXISTS {} CASCADE", TableName(t)));
-      if (!s.ok()) return s;
-    }
-    Status s = conn.Execute("DROP SEQUENCE IF EXISTS seq_trade_id; " + DropLoadRecordSql());
-    if (!s.ok()) return s;
+    // One statement, so one transaction: a drop that is interrupted leaves the old load whole,
+    // never a load record that says complete beside tables that are gone.
+    std::string drop = DropLoadRecordSql() + "; DROP TABLE IF EXISTS ";
+    for (Table t : AllTables()) drop += std::string(TableName(t)) + ", ";
+    drop.resize(drop.size() - 2);
+    Status s = conn.Execute(drop + " CASCADE; DROP SEQUENCE IF EXISTS seq_trade_id");
+    if (!s.ok()) return s.WithContext("--drop");
   }
   Status s = CreateLoadRecord(conn, options.sizing);
   if (!s.ok()) return s;
@@ -494,7 +536,10 @@ Result<std::vector<PhaseReport>> Load(const LoadOptions& options,
     if (phase == LoadPhase::kAll || phase == LoadPhase::kPrepare) {
       auto start = Clock::now();
       Status s = PrepareDatabase(*admin, options);
-      if (!s.ok()) return s.WithContext("preparing the database");
+      if (!s.ok()) {
+        return s.WithContext(
+            fmt::format("preparing the database ({})", db::RedactConninfo(options.conninfo)));
+      }
       if (phase == LoadPhase::kPrepare) {
         reports.push_back(PhaseReport{"prepare", SecondsSince(start), 0, 0, 0});
       }

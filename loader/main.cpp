@@ -342,6 +342,13 @@ int main(int argc, char** argv) {
                              o.flat_dir, o.phase,    o.load_units};
   PrintPlan(o);
   std::fflush(stdout);  // before the progress lines on stderr, when both go to one log
+  // A database that cannot be reached fails here, before the note below could claim that
+  // anything was loaded.
+  if (o.flat_dir.empty()) {
+    if (auto conn = bb::db::Connection::Open(o.conninfo); !conn.ok()) {
+      return bb::Fail("bb-loader", conn.status(), 1);
+    }
+  }
   Result<std::vector<bb::loader::PhaseReport>> phases = [&] {
     ProgressPrinter printer;
     return bb::loader::Load(lo, [&](const bb::loader::LoadProgress& p) { printer.Show(p); });

@@ -3,20 +3,23 @@
 # controller/run's database: the embedded cluster started or --db used, loaded for the
 # requested size when it is not (bb-loader, or build-db --config). Sourced by controller/run.
 
+# shellcheck source=controller/lib/db-access.sh
+source "$(dirname "${BASH_SOURCE[0]}")/db-access.sh"
+
 DB_NAME=""
 LOADER_PID=""  # the loader while it runs (fail stops it)
 
-# Sets LOADED to "customers scale_factor initial_trade_days complete" of the database's load
-# record, or "none" when it holds no brokerbench load; fails the run when the database cannot
-# be reached.
+# Sets LOADED to "customers scale_factor initial_trade_days t" of the database's complete load,
+# "none" when it holds no brokerbench load, or "partial" (DB_LOAD_TEXT says what it holds);
+# fails the run, saying why and what to do, when the database cannot be reached or read.
 LOADED=""
 read_loaded_sizing() {
-  psql "${CONNINFO}" -XAtq -c 'select 1' >/dev/null 2>"${RESULTS}/db/connect.err" ||
-    fail "the database refuses connections: $(head -n 1 "${RESULTS}/db/connect.err")" "${RESULTS}/db/connect.err"
-  LOADED=$(psql "${CONNINFO}" -XAt -F ' ' -c \
-    "select customers, scale_factor, initial_trade_days, complete from brokerbench_load_info" \
-    2>/dev/null) || LOADED=""
-  LOADED="${LOADED:-none}"
+  if ! db_reachable "${CONNINFO}" "${CONNINFO_SHOWN}"; then
+    printf '%s\n' "${DB_ERROR}" >"${RESULTS}/db/connect.err"
+    fail "${DB_PROBLEM}" ""
+  fi
+  db_load_state "${CONNINFO}" "${CONNINFO_SHOWN}" || fail "${DB_PROBLEM}" ""
+  LOADED="${DB_LOAD}"
 }
 
 prepare_database() {
@@ -49,6 +52,7 @@ prepare_database() {
   local -a load=("${BB_BUILD_DIR}/loader/bb-loader" --db "${CONNINFO}" "${sizing[@]}" --report "${RESULTS}/db/load.json")
   if [[ "${LOADED}" != none ]]; then
     local why="it holds another load (customers, scale factor, trade days, complete: ${LOADED})"
+    [[ "${LOADED}" != partial ]] || why="it holds a partial load: ${DB_LOAD_TEXT}"
     local reload="./brokerbench build-db --db '${CONNINFO_SHOWN}' ${sizing[*]} --drop" named="--db"
     [[ -z "${CONFIG}" ]] || { reload+=" --config '${CONFIG}'"; named="[database] in ${CONFIG} or --db"; }
     [[ ${embedded} -eq 1 ]] || fail "run: the database named by ${named} cannot be used: ${why}; reload it with: ${reload}" ""

@@ -32,8 +32,10 @@ stand_in "${data}/kit/controller/build-db" "printf 'build-db %s\n' \"\$*\" >>'${
 stand_in "${data}/build/conninfo/bb-conninfo" 'cat'
 stand_in "${data}/build/spec/bb-spec" 'echo 0.500'  # the auto pacing
 stand_in "${data}/build/loader/bb-loader" "printf 'bb-loader %s\n' \"\$*\" >>'${calls}'; echo 'load failed'; exit 3"
-# psql: every query answers, except the load record's while there is none (no such table).
+# psql: every query answers; the load's tables (33 and the record, or none) while ${loaded}
+# holds the record (customers, scale factor, trade days, complete, started, rows), or not.
 stand_in "${data}/bin/psql" "case \"\$*\" in
+  *to_regclass*) if [[ -f '${loaded}' ]]; then echo '33 t'; else echo '0 f'; fi ;;
   *brokerbench_load_info*) if [[ -f '${loaded}' ]]; then cat '${loaded}'; else echo 'ERROR: relation does not exist' >&2; exit 1; fi ;;
   *current_database*) echo bb ;;
   *) echo 1 ;;
@@ -89,7 +91,7 @@ check "a failed build-db fails the run (exit 1)" test "${rc}" -eq 1
 check "... naming the exit status" has_line "${out}" 'run failed: the loader failed \(exit 3\)'
 
 # --- 3. another load: refused, with the command that reloads it ---------------------------------
-echo "5000 500 10 t" >"${loaded}"
+echo "5000 500 10 t 2026-11-26_10:00:00_UTC 1" >"${loaded}"
 run --config "${data}/two-loaders.conf" --initial-trade-days 12
 check "a database holding another load fails the run (exit 1)" test "${rc}" -eq 1
 check "... naming the configuration and the load it holds" \
