@@ -7,8 +7,13 @@
 --
 -- Frames 1-3 return the trade-information layout of frames/trade_info.h as 21 parallel arrays
 -- (info_*), one element per result row of the client-side statement, in its order: array_agg
--- keeps the order of the sorted subquery it reads. Frame 4 returns the holding history as 4
--- parallel arrays (hh_*).
+-- keeps the order of the sorted subquery it reads, provided that no aggregate of the same SELECT
+-- has DISTINCT or ORDER BY. Versions differ there: from PostgreSQL 16 the planner sorts the input
+-- once for such an aggregate (presorted aggregates) and every array then comes in that order;
+-- 14 and 15 sort inside that aggregate alone. With count(DISTINCT r.k) beside the arrays,
+-- frames 2 and 3 returned their trades by id instead of by time, and history rows out of order,
+-- on 16 to 18. So the trades found are counted from info_keys afterwards. Frame 4 returns the
+-- holding history as 4 parallel arrays (hh_*).
 CREATE OR REPLACE FUNCTION bb_trade_lookup(
     p_frame integer, p_max_trades integer, p_row_limit integer, p_trade_ids bigint[],
     p_acct_id bigint, p_symbol text, p_start_trade_dts timestamp, p_end_trade_dts timestamp,
@@ -38,12 +43,12 @@ BEGIN
            array_agg(r.s_name), array_agg(r.tt_name), array_agg(r.se_amt),
            array_agg(r.se_cash_due_date), array_agg(r.se_cash_type), array_agg(r.ct_amt),
            array_agg(r.ct_dts), array_agg(r.ct_name), array_agg(r.th_dts),
-           array_agg(r.th_st_id), count(DISTINCT r.k)
+           array_agg(r.th_st_id)
       INTO info_keys, info_trade_ids, info_acct_ids, info_exec_names, info_is_cashs,
            info_is_markets, info_bid_prices, info_trade_prices, info_qtys, info_dtss,
            info_type_ids, info_s_names, info_type_names, info_se_amts, info_se_cash_due_dates,
            info_se_cash_types, info_ct_amts, info_ct_dtss, info_ct_names, info_th_dtss,
-           info_th_st_ids, v_num_found
+           info_th_st_ids
       FROM (SELECT ids.pos, t_id, NULL::bigint, t_exec_name, t_is_cash, tt_is_mrkt, t_bid_price,
                    t_trade_price, NULL::integer, NULL::timestamp, NULL::varchar, NULL::varchar,
                    NULL::varchar, se_amt, se_cash_due_date, se_cash_type, ct_amt, ct_dts, ct_name,
@@ -59,6 +64,7 @@ BEGIN
         AS r(k, t_id, ca_id, exec_name, is_cash, is_mrkt, bid_price, trade_price, qty, dts,
              tt_id, s_name, tt_name, se_amt, se_cash_due_date, se_cash_type, ct_amt, ct_dts,
              ct_name, th_dts, th_st_id);
+    v_num_found := (SELECT count(DISTINCT k) FROM unnest(info_keys) AS k);
     -- Harness check: num_found <> max_trades is invalid.
     IF v_num_found <> p_max_trades THEN
       status := -611;
@@ -71,12 +77,12 @@ BEGIN
            array_agg(r.s_name), array_agg(r.tt_name), array_agg(r.se_amt),
            array_agg(r.se_cash_due_date), array_agg(r.se_cash_type), array_agg(r.ct_amt),
            array_agg(r.ct_dts), array_agg(r.ct_name), array_agg(r.th_dts),
-           array_agg(r.th_st_id), count(DISTINCT r.k)
+           array_agg(r.th_st_id)
       INTO info_keys, info_trade_ids, info_acct_ids, info_exec_names, info_is_cashs,
            info_is_markets, info_bid_prices, info_trade_prices, info_qtys, info_dtss,
            info_type_ids, info_s_names, info_type_names, info_se_amts, info_se_cash_due_dates,
            info_se_cash_types, info_ct_amts, info_ct_dtss, info_ct_names, info_th_dtss,
-           info_th_st_ids, v_num_found
+           info_th_st_ids
       FROM (SELECT t.t_id, t.t_id, NULL::bigint, t.t_exec_name, t.t_is_cash, NULL::boolean,
                    t.t_bid_price, t.t_trade_price, NULL::integer, t.t_dts, NULL::varchar,
                    NULL::varchar, NULL::varchar, se_amt, se_cash_due_date, se_cash_type, ct_amt,
@@ -96,6 +102,7 @@ BEGIN
         AS r(k, t_id, ca_id, exec_name, is_cash, is_mrkt, bid_price, trade_price, qty, dts,
              tt_id, s_name, tt_name, se_amt, se_cash_due_date, se_cash_type, ct_amt, ct_dts,
              ct_name, th_dts, th_st_id);
+    v_num_found := (SELECT count(DISTINCT k) FROM unnest(info_keys) AS k);
     -- Harness checks: num_found outside 0..max_trades is invalid, 0 is a warning.
     IF v_num_found > p_max_trades THEN
       status := -621;
@@ -110,12 +117,12 @@ BEGIN
            array_agg(r.s_name), array_agg(r.tt_name), array_agg(r.se_amt),
            array_agg(r.se_cash_due_date), array_agg(r.se_cash_type), array_agg(r.ct_amt),
            array_agg(r.ct_dts), array_agg(r.ct_name), array_agg(r.th_dts),
-           array_agg(r.th_st_id), count(DISTINCT r.k)
+           array_agg(r.th_st_id)
       INTO info_keys, info_trade_ids, info_acct_ids, info_exec_names, info_is_cashs,
            info_is_markets, info_bid_prices, info_trade_prices, info_qtys, info_dtss,
            info_type_ids, info_s_names, info_type_names, info_se_amts, info_se_cash_due_dates,
            info_se_cash_types, info_ct_amts, info_ct_dtss, info_ct_names, info_th_dtss,
-           info_th_st_ids, v_num_found
+           info_th_st_ids
       FROM (SELECT t.t_id, t.t_id, t.t_ca_id, t.t_exec_name, t.t_is_cash, NULL::boolean,
                    NULL::numeric, t.t_trade_price, t.t_qty, t.t_dts, t.t_tt_id, NULL::varchar,
                    NULL::varchar, se_amt, se_cash_due_date, se_cash_type, ct_amt, ct_dts,
@@ -136,6 +143,7 @@ BEGIN
         AS r(k, t_id, ca_id, exec_name, is_cash, is_mrkt, bid_price, trade_price, qty, dts,
              tt_id, s_name, tt_name, se_amt, se_cash_due_date, se_cash_type, ct_amt, ct_dts,
              ct_name, th_dts, th_st_id);
+    v_num_found := (SELECT count(DISTINCT k) FROM unnest(info_keys) AS k);
     IF v_num_found > p_max_trades THEN
       status := -631;
     ELSIF v_num_found = 0 THEN
