@@ -22,7 +22,8 @@ TEST(Connection, QueriesReturnTextRowsAndNulls) {
   EXPECT_EQ(rows->values[0][0], "1");
   EXPECT_EQ(rows->values[0][1], std::nullopt);
   EXPECT_EQ(rows->values[0][2], "xy");
-  EXPECT_GE((*conn)->ServerVersion(), 150000);
+  // The oldest version the kit supports is 14 (the suite's version matrix runs on it).
+  EXPECT_GE((*conn)->ServerVersion(), 140000);
 }
 
 TEST(Connection, SqlErrorsStartWithTheSqlstate) {
