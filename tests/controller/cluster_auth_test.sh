@@ -15,7 +15,9 @@ pgcluster="${root}/controller/pgcluster"
 data="$(mktemp -d /tmp/bbauthtest.XXXXXX)"
 chmod 0711 "${data}"
 dir="${data}/pg"
+holder=
 cleanup() {
+  [[ -z "${holder}" ]] || kill "${holder}" 2>/dev/null || true
   "${pgcluster}" destroy "${dir}" >/dev/null 2>&1 || true
   rm -rf -- "${data}"
 }
@@ -24,10 +26,16 @@ unset PGPASSWORD PGPASSFILE
 
 "${pgcluster}" init "${dir}" --throwaway >/dev/null
 "${pgcluster}" start "${dir}" >/dev/null
-kit=$("${pgcluster}" conninfo "${dir}")
-port=$(sed -n 's/.*port=\([0-9]*\).*/\1/p' <<<"${kit}")
-socket="host=${dir}/run port=${port} user=brokerbench dbname=postgres"
-tcp="host=127.0.0.1 port=${port} user=brokerbench dbname=postgres"
+# where_it_listens: the kit's connection string, and the test's own over the socket and over
+# 127.0.0.1, for the port the cluster listens on now (a start moves it to the next free port when
+# another program took its port while it was stopped: the suite's other clusters do).
+where_it_listens() {
+  kit=$("${pgcluster}" conninfo "${dir}") || return 1
+  port=$(sed -n 's/.*port=\([0-9]*\).*/\1/p' <<<"${kit}")
+  socket="host=${dir}/run port=${port} user=brokerbench dbname=postgres"
+  tcp="host=127.0.0.1 port=${port} user=brokerbench dbname=postgres"
+}
+where_it_listens
 
 # connects CONNINFO [runuser -u USER --]: succeeds when "select 1" answers 1; its error in
 # ${data}/err. passfile=/dev/null: no ~/.pgpass of the tester's counts.
@@ -79,7 +87,7 @@ make_old_cluster() {
   rm -f "${dir}/pgpass"
 }
 upgraded() {
-  kit=$("${pgcluster}" conninfo "${dir}") &&
+  where_it_listens &&
     connects "${kit}" &&
     connects "${tcp} passfile=${dir}/pgpass" &&
     refused_for_want_of_a_password "${socket} passfile=/dev/null" &&
@@ -87,12 +95,37 @@ upgraded() {
     test "$(stat -c '%a' "${dir}/pgpass")" = 600 &&
     test -f "${dir}/data/pg_hba.conf.trust-before-upgrade"
 }
+# hold_port PORT: another program listens on 127.0.0.1:PORT (for 60 s at most); its pid in
+# ${holder}, once it listens.
+hold_port() {
+  perl -MIO::Socket::INET -e '
+    my $s = IO::Socket::INET->new(LocalAddr => "127.0.0.1", LocalPort => $ARGV[0], Listen => 1,
+                                  ReuseAddr => 1) or die "listen $ARGV[0]: $!\n";
+    print "listening\n"; close STDOUT; sleep 60' "$1" >"${data}/holder" &
+  holder=$!
+  for _ in {1..50}; do
+    [[ -s "${data}/holder" ]] && return 0
+    sleep 0.1
+  done
+  return 1
+}
 for state in stopped running; do
   make_old_cluster
   check "an old cluster: trusted before the upgrade" connects "${tcp} passfile=/dev/null"
-  [[ "${state}" == running ]] || "${pgcluster}" stop "${dir}"
+  if [[ "${state}" == stopped ]]; then
+    "${pgcluster}" stop "${dir}"
+    # As in the suite, where other tests' clusters come and go: its port taken meanwhile.
+    check "an old cluster (stopped): another program takes its port" hold_port "${port}"
+  fi
+  old_port="${port}"
   check "an old cluster ($state): start upgrades it" "${pgcluster}" start "${dir}"
   check "an old cluster ($state): afterwards only the password lets one in" upgraded
+  if [[ -n "${holder}" ]]; then
+    check "an old cluster (stopped): it moved off the taken port" test "${port}" != "${old_port}"
+    kill "${holder}"
+    wait "${holder}" 2>/dev/null || true
+    holder=
+  fi
   rm -f "${dir}/data/pg_hba.conf.trust-before-upgrade"
 done
 check "a second start changes nothing" says_nothing "${pgcluster}" start "${dir}"
