@@ -5,6 +5,8 @@
 
 # shellcheck source=controller/lib/db-access.sh
 source "$(dirname "${BASH_SOURCE[0]}")/db-access.sh"
+# shellcheck source=controller/lib/embedded-load.sh
+source "$(dirname "${BASH_SOURCE[0]}")/embedded-load.sh"
 
 DB_NAME=""
 LOADER_PID=""  # the loader while it runs (fail stops it)
@@ -48,6 +50,14 @@ prepare_database() {
     note "database '${DB_NAME}' holds ${CUSTOMERS} customers, ${TRADE_DAYS} trade days: reusing it (Trade-Cleanup runs first)"
     return
   fi
+  if [[ ${embedded} -eq 1 ]]; then
+    local replaces=0
+    [[ "${LOADED}" == none ]] || replaces=1
+    embedded_room_for_load "${CONNINFO}" "${BB_DATA_DIR}/pg" "${CUSTOMERS}" "${TRADE_DAYS}" "${replaces}" ||
+      fail "run: ${DISK_PROBLEM}" ""
+    "${BB_ROOT}/controller/pgcluster" before-load "${BB_DATA_DIR}/pg" >>"${CONTROLLER_LOG}" 2>&1 ||
+      fail "the embedded cluster could not be prepared for the load" "${CONTROLLER_LOG}"
+  fi
   local -a sizing=(--customers "${CUSTOMERS}" --scale-factor "${SCALE_FACTOR}" --initial-trade-days "${TRADE_DAYS}")
   local -a load=("${BB_BUILD_DIR}/loader/bb-loader" --db "${CONNINFO}" "${sizing[@]}" --report "${RESULTS}/db/load.json")
   if [[ "${LOADED}" != none ]]; then
@@ -71,6 +81,11 @@ prepare_database() {
   wait "${LOADER_PID}" || rc=$?
   LOADER_PID=""
   wait "${echo_pid}" || true
+  if [[ ${embedded} -eq 1 ]]; then
+    stage "a checkpoint, after which no more WAL is left than min_wal_size"
+    "${BB_ROOT}/controller/pgcluster" after-load "${BB_DATA_DIR}/pg" >>"${CONTROLLER_LOG}" 2>&1 ||
+      fail "the checkpoint after the load failed" "${CONTROLLER_LOG}"
+  fi
   [[ "${rc}" -eq 0 ]] || fail "the loader failed (exit ${rc})" "${RESULTS}/db/loader.log"
   read_loaded_sizing
   [[ "${LOADED}" == "${want}" ]] || fail "after the load the database holds '${LOADED}', not '${want}'" "${RESULTS}/db/loader.log"

@@ -138,3 +138,21 @@ read_run_config() {
     fi
   done
 }
+
+# build-db's sizing, in SIZING (bb-loader options) and SIZING_TEXT: run's defaults, then [test]
+# (when a run configuration was read), then the command line (OVERRIDES: option value ...).
+declare -a SIZING=()
+SIZING_TEXT=""
+plan_sizing() {
+  local customers=1000 days=20 scale=500 i
+  local -a pairs=("${CFG_TEST_ARGS[@]}" "$@")
+  for ((i = 0; i + 1 < ${#pairs[@]}; i += 2)); do
+    case "${pairs[i]}" in
+      --customers) customers="${pairs[i + 1]}" ;;
+      --initial-trade-days) days="${pairs[i + 1]}" ;;
+      --scale-factor) scale="${pairs[i + 1]}" ;;
+    esac
+  done
+  SIZING=(--customers "${customers}" --initial-trade-days "${days}" --scale-factor "${scale}")
+  SIZING_TEXT="${customers} customers, ${days} initial trade days, scale factor ${scale}"
+}
