@@ -86,16 +86,19 @@ class MixLog {
   // Writes and flushes; the error if this call met the log's first one, else Ok.
   Status WriteBatch(const std::vector<MixRow>& batch, std::string& text);
 
+  // Written to by the writer thread alone (and by Close once it has joined it); Close sets it to
+  // null under mutex_, which is how a second Close knows.
   std::FILE* file_;
-  std::string path_;
-  ErrorHandler on_error_;
+  const std::string path_;
+  const ErrorHandler on_error_;
+  // Guards pending_, closing_, written_ and status_ (and file_'s null-ness); wake_ waits on it.
   mutable std::mutex mutex_;
   std::condition_variable wake_;
   std::vector<MixRow> pending_;  // filled by Append, swapped out by the writer
-  bool closing_ = false;
-  int64_t written_ = 0;
-  Status status_;
-  std::thread writer_;
+  bool closing_ = false;         // set by Close: the writer's next look is its last
+  int64_t written_ = 0;          // rows and markers the writer has handed to stdio
+  Status status_;                // the first write error
+  std::thread writer_;           // started by Open, joined by Close
 };
 
 }  // namespace bb
