@@ -86,7 +86,12 @@ prepare_database() {
     "${BB_ROOT}/controller/pgcluster" after-load "${BB_DATA_DIR}/pg" >>"${CONTROLLER_LOG}" 2>&1 ||
       fail "the checkpoint after the load failed" "${CONTROLLER_LOG}"
   fi
-  [[ "${rc}" -eq 0 ]] || fail "the loader failed (exit ${rc})" "${RESULTS}/db/loader.log"
+  if [[ "${rc}" -ne 0 ]]; then
+    # Its own last word ("bb-loader: role x may not create tables ...: GRANT ...") goes first.
+    local why
+    why=$(grep '^bb-loader: ' "${RESULTS}/db/loader.log" | tail -n 1) || why=""
+    fail "the loader failed (exit ${rc})${why:+: ${why#bb-loader: }}" "${RESULTS}/db/loader.log"
+  fi
   read_loaded_sizing
   [[ "${LOADED}" == "${want}" ]] || fail "after the load the database holds '${LOADED}', not '${want}'" "${RESULTS}/db/loader.log"
 }

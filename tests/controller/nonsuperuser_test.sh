@@ -97,6 +97,10 @@ fails_fast "a role without CREATE on the schema"
 check "... says so and gives the GRANT" \
   has_line "${out}" 'role other may not create tables in schema public of database benchdb.*GRANT USAGE, CREATE ON SCHEMA public TO other'
 check "... and creates nothing" test "$(as_bench -c "select count(*) from pg_tables where schemaname = 'public'")" -eq 0
+bb no-create-run run --db "${db/user=bench/user=other}" "${SIZING[@]}" --duration 10s --results-dir "${data}/results"
+fails_fast "run as a role without CREATE on the schema"
+check "... its failure line says why and gives the GRANT" \
+  has_line "${out}" '^brokerbench: run failed: the loader failed \(exit 1\): .*role other may not create tables in schema public.*GRANT USAGE, CREATE ON SCHEMA public TO other'
 
 # --- 2. a half-loaded schema ------------------------------------------------------------------
 as_bench -c 'create table trade (t_id bigint)' -c 'create table customer (c_id bigint)' \
