@@ -2,6 +2,15 @@
 // the loaded database of 1000 customers and 2 initial trade days, the trades read back from it by
 // independent SQL, and the fixture that runs each test with the server-side and the client-side
 // frames.
+//
+// With BB_TEST_LOADED_DB set (tests/support/frames_database.h) the tests run on that database
+// instead, at its size. There the fixture reads the loaded trades (not a run's) of a sample of
+// the accounts and of the securities, each account's and each symbol's complete (all of them are
+// 17 million at 1000 customers and 300 days); Trade-Update's tests compare the rows of the
+// trades within their reach rather than whole tables; and nothing expects a fresh load's state
+// (runs have added trades and toggled names). What a test changes, it changes back, as on its
+// own database; the hundred Trade-Updates of EveryTransactionRunsAHundredTimes stay, as a run's
+// would.
 #pragma once
 
 #include <algorithm>
@@ -13,6 +22,7 @@
 #include <vector>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -31,8 +41,14 @@ namespace bb::frames_ro_test {
 using protocol::Outcome;
 using protocol::OutcomeName;
 
+// The database's size when the test loads its own; the tests use FramesReadOnly::sizing_.
 inline constexpr workload::Sizing kSizing{
     .customers = 1000, .scale_factor = 500, .initial_trade_days = 2};
+
+// On a loaded database: the fixture reads the trades of every kCustomerSample-th customer's
+// accounts and of every kSecuritySample-th security.
+inline constexpr std::size_t kCustomerSample = 47;
+inline constexpr std::size_t kSecuritySample = 97;
 
 // SQL fragments that turn a column into the protocol's units.
 inline std::string Micros(const std::string& col) {
@@ -122,8 +138,10 @@ inline std::set<int64_t> ChangedRows(
 class FramesReadOnly : public ::testing::TestWithParam<bh::FrameMode> {
  protected:
   static void SetUpTestSuite() {
-    auto conninfo = testing::CreateFramesDatabase("frames_ro", kSizing);
-    ASSERT_TRUE(conninfo.ok()) << conninfo.status().message();
+    auto opened = testing::OpenFramesDatabase("frames_ro", kSizing);
+    ASSERT_TRUE(opened.ok()) << opened.status().message();
+    sizing_ = opened->sizing;
+    loaded_ = opened->loaded_by_kit;
     // One session for both modes: each test runs once with each (FramesReadOnly/server, /client).
     // A statement both modes use (Trade-Result's guard) is prepared once.
     std::vector<db::PreparedStatement> statements;
@@ -135,30 +153,62 @@ class FramesReadOnly : public ::testing::TestWithParam<bh::FrameMode> {
         }
       }
     }
-    auto session = db::Session::Open(*conninfo, statements);
+    auto session = db::Session::Open(opened->conninfo, statements);
     ASSERT_TRUE(session.ok()) << session.status().message();
     session_ = std::move(session).value();
-    auto conn = db::Connection::Open(*conninfo);
+    auto conn = db::Connection::Open(opened->conninfo);
     ASSERT_TRUE(conn.ok()) << conn.status().message();
     conn_ = std::move(conn).value();
 
-    for (const auto& r :
-         Query(fmt::format("SELECT t_id, t_ca_id, t_s_symb, {}, t_is_cash FROM trade ORDER BY t_id",
-                           Micros("t_dts")))) {
-      trades_.push_back({std::stoll(r[0]), std::stoll(r[1]), r[2], std::stoll(r[3]), r[4] == "t"});
+    for (const auto& r : Query("SELECT ca_c_id, ca_id FROM customer_account ORDER BY ca_id")) {
+      accounts_of_[std::stoll(r[0])].push_back(std::stoll(r[1]));
     }
-    for (const auto& t : trades_) {
-      by_account_[t.acct_id].push_back(t);
-      by_symbol_[t.symbol].push_back(t);
+    auto read_trades = [](const std::string& where) {
+      std::vector<LoadedTrade> trades;
+      for (const auto& r : Query(fmt::format(
+               "SELECT t_id, t_ca_id, t_s_symb, {}, t_is_cash FROM trade{} ORDER BY t_id",
+               Micros("t_dts"), where))) {
+        trades.push_back({std::stoll(r[0]), std::stoll(r[1]), r[2], std::stoll(r[3]), r[4] == "t"});
+      }
+      return trades;
+    };
+    if (!loaded_) {
+      trades_ = read_trades("");
+      for (const auto& t : trades_) {
+        by_account_[t.acct_id].push_back(t);
+        by_symbol_[t.symbol].push_back(t);
+      }
+      customers_read_ = accounts_of_.size();
+    } else {
+      std::vector<int64_t> accounts;
+      std::size_t k = 0;
+      for (const auto& [c_id, list] : accounts_of_) {
+        if (k++ % kCustomerSample != 0) continue;
+        accounts.insert(accounts.end(), list.begin(), list.end());
+        ++customers_read_;
+      }
+      std::vector<std::string> symbols;
+      k = 0;
+      for (const auto& r : Query("SELECT s_symb FROM security ORDER BY s_symb")) {
+        if (k++ % kSecuritySample == 0) symbols.push_back(Quote(r[0]));
+      }
+      const std::string loaded = fmt::format(" AND t_id <= {}", LastLoadedTradeId());
+      for (const auto& t :
+           read_trades(fmt::format(" WHERE t_ca_id IN ({}){}", fmt::join(accounts, ","), loaded))) {
+        trades_.push_back(t);
+        by_account_[t.acct_id].push_back(t);
+      }
+      for (const auto& t :
+           read_trades(fmt::format(" WHERE t_s_symb IN ({}){}", fmt::join(symbols, ","), loaded))) {
+        trades_.push_back(t);
+        by_symbol_[t.symbol].push_back(t);
+      }
     }
     auto by_time = [](const LoadedTrade& a, const LoadedTrade& b) {
       return a.dts != b.dts ? a.dts < b.dts : a.t_id < b.t_id;
     };
     for (auto& [acct, list] : by_account_) std::sort(list.begin(), list.end(), by_time);
     for (auto& [symbol, list] : by_symbol_) std::sort(list.begin(), list.end(), by_time);
-    for (const auto& r : Query("SELECT ca_c_id, ca_id FROM customer_account ORDER BY ca_id")) {
-      accounts_of_[std::stoll(r[0])].push_back(std::stoll(r[1]));
-    }
     for (const auto& r : Query("SELECT c_id, c_tax_id FROM customer")) {
       tax_id_of_[std::stoll(r[0])] = r[1];
     }
@@ -205,7 +255,12 @@ class FramesReadOnly : public ::testing::TestWithParam<bh::FrameMode> {
     return bh::FrameRunner(*session_, options);
   }
 
-  // Customers whose every account has at least `min_trades` trades.
+  // The highest id a loaded trade can have; a run's trades come after it.
+  static int64_t LastLoadedTradeId() {
+    return workload::TradeIdFromOrdinal(workload::MaxInitialTradeOrdinal(sizing_));
+  }
+
+  // Customers whose every account has at least `min_trades` trades (of those read).
   static std::vector<int64_t> CustomersWithTrades(std::size_t min_trades) {
     std::vector<int64_t> customers;
     for (const auto& [c_id, accounts] : accounts_of_) {
@@ -286,29 +341,48 @@ class FramesReadOnly : public ::testing::TestWithParam<bh::FrameMode> {
     }
   }
 
-  static Snapshot TakeSnapshot() {
+  // Every row of the tables Trade-Update may change, on the test's own database. On a loaded
+  // one (where each whole copy would take minutes) the rows of the trades that `scope` (a query
+  // of trade ids) selects, in the tables keyed by trade id, and the other tables whole.
+  static Snapshot TakeSnapshot(const std::string& scope) {
+    std::string ids;
+    if (loaded_) {
+      ids = Query(fmt::format("SELECT coalesce(array_agg(t_id), '{{}}')::text FROM ({}) AS s(t_id)",
+                              scope))[0][0];
+    }
+    auto within = [&](const char* column) {
+      return loaded_ ? fmt::format(" WHERE {} = ANY('{}'::bigint[])", column, ids) : std::string();
+    };
     Snapshot s;
     for (const auto& r :
          Query("SELECT t_id, t_exec_name, md5(row(t_id, t_dts, t_st_id, t_tt_id, t_is_cash, "
                "t_s_symb, t_qty, t_bid_price, t_ca_id, t_trade_price, t_chrg, t_comm, t_tax, "
-               "t_lifo)::text) FROM trade")) {
+               "t_lifo)::text) FROM trade" +
+               within("t_id"))) {
       s.trade[std::stoll(r[0])] = {r[1], r[2]};
     }
     for (const auto& r :
          Query("SELECT se_t_id, se_cash_type, md5(row(se_t_id, se_cash_due_date, se_amt)::text) "
-               "FROM settlement")) {
+               "FROM settlement" +
+               within("se_t_id"))) {
       s.settlement[std::stoll(r[0])] = {r[1], r[2]};
     }
     for (const auto& r :
          Query("SELECT ct_t_id, ct_name, md5(row(ct_t_id, ct_dts, ct_amt)::text) FROM "
-               "cash_transaction")) {
+               "cash_transaction" +
+               within("ct_t_id"))) {
       s.cash[std::stoll(r[0])] = {r[1], r[2]};
     }
-    for (const char* table :
-         {"trade_history", "trade_request", "holding", "holding_history", "holding_summary",
-          "customer_account", "broker", "last_trade", "security", "customer"}) {
-      s.tables[table] = Query(fmt::format(
-          "SELECT md5(string_agg(x::text, ',' ORDER BY x::text)) FROM {} AS x", table))[0][0];
+    const std::pair<const char*, const char*> tables[] = {
+        {"trade_history", "th_t_id"}, {"trade_request", nullptr},
+        {"holding", "h_t_id"},        {"holding_history", "hh_h_t_id"},
+        {"holding_summary", nullptr}, {"customer_account", nullptr},
+        {"broker", nullptr},          {"last_trade", nullptr},
+        {"security", nullptr},        {"customer", nullptr}};
+    for (const auto& [table, trade_id] : tables) {
+      s.tables[table] =
+          Query(fmt::format("SELECT md5(string_agg(x::text, ',' ORDER BY x::text)) FROM {} AS x{}",
+                            table, trade_id != nullptr ? within(trade_id) : std::string()))[0][0];
     }
     return s;
   }
@@ -318,6 +392,9 @@ class FramesReadOnly : public ::testing::TestWithParam<bh::FrameMode> {
     }
   }
 
+  static inline workload::Sizing sizing_ = kSizing;
+  static inline bool loaded_ = false;             // BB_TEST_LOADED_DB's database
+  static inline std::size_t customers_read_ = 0;  // whose accounts' trades by_account_ holds
   static inline std::unique_ptr<db::Session> session_;
   static inline std::unique_ptr<db::Connection> conn_;
   static inline std::vector<LoadedTrade> trades_;
