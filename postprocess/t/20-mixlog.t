@@ -6,16 +6,40 @@ use FindBin;
 use lib "$FindBin::RealBin/../lib", "$FindBin::RealBin/lib";
 use Test::More;
 use BBTest qw(row marker write_log write_log_v2 write_file tmpdir valid_run analyze_dir T0);
-use BrokerBench::MixLog qw(new_store read_mix_log read_markers B_START B_RESP B_OUTCOME B_RETRIES B_INPUTS
-                           B_VARIANTS);
+use BrokerBench::MixLog qw(read_mix_log);
+use BrokerBench::MixLogFormat qw(read_markers);
+use BrokerBench::Aggregates qw(new_aggregates variant_counts);
+use BrokerBench::Spec qw(@ALL_CODES @OUTCOMES);
 
+# The reader keeps no rows, only aggregates (Aggregates.pm): these tests read what the rows
+# added to them. Every row lies in this MI, so that each one's input variant is counted.
 sub read_one {
   my ($path, $role) = @_;
   my @problems;
-  my $store = new_store();
+  my $g = new_aggregates({ mi_start_us => 0, mi_end_us => 9e18, steady_cuts => [],
+                           cpu_cuts => [] });
   my $sum = read_mix_log(path => $path, rel => 'x.csv', role => $role, host => 'h',
-                         store => $store, problem => sub { push @problems, shift });
-  return ($sum, $store, \@problems);
+                         aggregates => $g, problem => sub { push @problems, shift });
+  return ($sum, $g, \@problems);
+}
+
+# What the aggregates hold of a code: { rows, outcomes => { outcome => rows }, retries,
+# variants => { inputs text (or '(not logged)') => valid rows } }.
+sub of_code {
+  my ($g, $code) = @_;
+  my %c = (rows => 0, retries => 0, outcomes => {}, variants => {});
+  for my $x (grep { $g->{x_code}[$_] eq $code } 0 .. $#{ $g->{x_code} }) {
+    my $n = ($g->{cnt}[2 * $x] // 0) + ($g->{cnt}[2 * $x + 1] // 0);
+    $c{rows} += $n;
+    $c{outcomes}{ $OUTCOMES[ $g->{x_oi}[$x] ] } += $n;
+    $c{retries} += ($g->{retries}[2 * $x] // 0) + ($g->{retries}[2 * $x + 1] // 0);
+  }
+  my $per = variant_counts($g);
+  for my $id (grep { $per->[$_] } 1 .. $#{ $g->{v_code} }) {
+    next unless $ALL_CODES[ $g->{v_code}[$id] ] eq $code;
+    $c{variants}{ $g->{v_text}[$id] // '(not logged)' } += $per->[$id];
+  }
+  return \%c;
 }
 
 my $dir = tmpdir();
@@ -51,10 +75,11 @@ subtest 'corrupt lines are reported and skipped, the rest is read' => sub {
   like($by_line{12}{reason}, qr/line cut mid-way.*wrong column count: 4/, 'line 12: cut mid-way');
   is($by_line{12}{text}, '1763726401000000,TS,0,o', 'the text of the line is quoted');
   is(scalar @{ $sum->{starts} }, 0, 'the bad marker is not taken');
-  is(scalar @{ $store->{TO}[B_START] }, 1, 'one Trade-Order row stored');
-  is($store->{TO}[B_RETRIES]{0}, 2, 'its retries kept');
-  is($store->{MW}[B_OUTCOME], '1', 'the Market-Watch row kept its outcome (rollback = 1)');
-  is(scalar @{ $store->{TS}[B_START] }, 0, 'no Trade-Status row from the bad lines');
+  is(of_code($store, 'TO')->{rows}, 1, 'one Trade-Order row counted');
+  is(of_code($store, 'TO')->{retries}, 2, 'its retries counted');
+  is_deeply(of_code($store, 'MW')->{outcomes}, { rollback => 1 },
+            'the Market-Watch row counted under its outcome');
+  is(of_code($store, 'TS')->{rows}, 0, 'no Trade-Status row from the bad lines');
 };
 
 subtest 'a complete last line without a newline is counted and reported' => sub {
@@ -161,15 +186,15 @@ subtest 'v2: the inputs column is read, checked and interned per code' => sub {
        'a bad character');
   like($by_line{19}, qr/inputs is longer than 39 characters/, 'too long');
   like($by_line{20}, qr/wrong column count: 8, expected 9/, 'a v1 row in a v2 file');
-  my $to = $store->{TO};
-  is(scalar @{ $to->[B_START] }, 3, 'three Trade-Orders stored');
-  is_deeply([map { $to->[B_VARIANTS][$_] } unpack('N*', $to->[B_INPUTS])],
-            ['TLB q200 name lifo', 'TMB q800 name tp margin lifo rb', 'TLB q200 name lifo'],
-            'each row points at its inputs text');
-  is(scalar @{ $to->[B_VARIANTS] }, 3, 'a text seen twice is kept once (plus the v1 slot)');
-  is_deeply([map { $store->{SD}[B_VARIANTS][$_] } unpack('N*', $store->{SD}[B_INPUTS])],
-            ['', 'lob'], 'SD: no flag, then access_lob from a CRLF line');
-  is(scalar @{ $store->{TS}[B_START] }, 0, 'no Trade-Status row from the bad lines');
+  my $to = of_code($store, 'TO');
+  is($to->{rows}, 3, 'three Trade-Orders counted');
+  is_deeply($to->{variants}, { 'TLB q200 name lifo' => 2, 'TMB q800 name tp margin lifo rb' => 1 },
+            'each row counted under its inputs text');
+  is(scalar(grep { defined $store->{v_text}[$_] && $ALL_CODES[ $store->{v_code}[$_] ] eq 'TO' }
+            1 .. $#{ $store->{v_code} }), 2, 'a text seen twice is kept once');
+  is_deeply(of_code($store, 'SD')->{variants}, { '' => 1, lob => 1 },
+            'SD: no flag, and access_lob from a CRLF line');
+  is(of_code($store, 'TS')->{rows}, 0, 'no Trade-Status row from the bad lines');
 };
 
 subtest 'v1 rows are read as before, with no inputs' => sub {
@@ -179,8 +204,7 @@ subtest 'v1 rows are read as before, with no inputs' => sub {
   is($sum->{version}, 'v1', 'read as v1');
   is(scalar @$p, 1, 'the TR row is the only problem');
   is($sum->{rows}, 1, 'the Trade-Order read');
-  is_deeply([unpack('N*', $store->{TO}[B_INPUTS])], [0], 'its inputs: not logged (index 0)');
-  ok(!defined $store->{TO}[B_VARIANTS][0], 'index 0 is undef');
+  is_deeply(of_code($store, 'TO')->{variants}, { '(not logged)' => 1 }, 'its inputs: not logged');
 };
 
 subtest 'problems reach the verdict and the other files are still used' => sub {
@@ -214,10 +238,12 @@ subtest 'read_markers' => sub {
   write_file($path, $head . $fill . "$pad\n" . marker(T0 + 2, 'START') . "\n" . $row
                     . marker(T0 + 3, 'STOP') . "\r\n" . "9,TS,START,,,,,\n" . $row
                     . marker(T0 + 4, 'STOP'));
-  my ($starts, $stops) = read_markers($path);
-  is_deeply($starts, [T0 + 1, T0 + 2], 'the STARTs, one across the block end');
-  is_deeply($stops, [T0 + 3, T0 + 4], 'the STOPs, with CRLF and without a newline');
-  is_deeply([read_markers("$dir/no-such-file.csv")], [[], []], 'no file: no markers');
+  my $m = read_markers($path);
+  is_deeply($m->{starts}, [T0 + 1, T0 + 2], 'the STARTs, one across the block end');
+  is_deeply($m->{stops}, [T0 + 3, T0 + 4], 'the STOPs, with CRLF and without a newline');
+  my $none = read_markers("$dir/no-such-file.csv");
+  is_deeply([$none->{starts}, $none->{stops}], [[], []], 'no file: no markers');
+  like($none->{refused}, qr/cannot open/, 'and why');
 };
 
 done_testing();

@@ -2,7 +2,8 @@ package BrokerBench::Analysis;
 # Turns a results directory into one result hash: the measurement interval, per-type
 # statistics, the reported throughput, the verdict with its reasons, the compliance notes,
 # the database, system and market emulator figures, and the time series the plots draw.
-# Everything in the hash except the `_series` key is plain data and goes into results.json.
+# Everything in the hash except the keys that start with _ is plain data and goes into
+# results.json.
 # This module only runs the parts in order and collects the input problems; each concern is a
 # module of its own:
 #   Inputs.pm        run.conf, the mix logs, the run's time range, the measurement interval
@@ -26,6 +27,7 @@ use File::Spec;
 use POSIX qw(strftime);
 use BrokerBench::Spec qw($NOT_COMPARABLE);
 use BrokerBench::Stats qw(PERCENTILE_METHOD);
+use BrokerBench::Histogram qw(HISTOGRAM_METHOD $EXACT_BELOW $RELATIVE_ERROR);
 use BrokerBench::Inputs qw(read_settings read_mix_logs measurement_interval);
 use BrokerBench::Transactions qw(transaction_stats);
 use BrokerBench::Throughput qw(throughput steadiness);
@@ -40,16 +42,18 @@ use BrokerBench::Waits qw(wait_stats);
 use BrokerBench::Statements qw(statement_stats);
 use BrokerBench::PgStats qw(server_version);
 use BrokerBench::Privileges qw(privileges);
+use BrokerBench::Result qw(add_reason mi_ok);
 
 our @EXPORT_OK = qw(analyze);
 
 # Problems listed per file; the rest are counted. Keeps a report of a badly broken log short.
 our $MAX_PROBLEMS_PER_FILE = 50;
 
-# analyze(dir => $dir, problem_hook => sub {...}, keep_store => 1) -> ($result) or (undef,
-# $error) when no report can be made. problem_hook, if given, sees each input problem as it is
-# found (for printing on stderr). keep_store leaves the mix log rows (MixLog.pm's store) in
-# $result->{_store}, for a caller that needs more of them than the result holds (Compare.pm).
+# analyze(dir => $dir, problem_hook => sub {...}, keep_aggregates => 1) -> ($result) or
+# (undef, $error) when no report can be made. problem_hook, if given, sees each input problem
+# as it is found (for printing on stderr). keep_aggregates leaves the mix log reader's
+# aggregates (Aggregates.pm: per-tick histograms among them) in $result->{_agg}, for a caller
+# that needs more of them than the result holds (Compare.pm).
 sub analyze {
   my (%opt) = @_;
   my $dir = $opt{dir};
@@ -67,6 +71,10 @@ sub analyze {
     results_dir       => $dir,
     generated_utc     => strftime('%Y-%m-%d %H:%M:%S UTC', gmtime),
     percentile_method => PERCENTILE_METHOD,
+    # The percentiles' resolution (Histogram.pm): exact below exact_below_us, above at most
+    # max_relative_error over the true value, never below it.
+    percentile_error  => { exact_below_us => $EXACT_BELOW, max_relative_error => $RELATIVE_ERROR,
+                           text => HISTOGRAM_METHOD },
     statement         => $NOT_COMPARABLE,
     problems          => [],
     problems_total    => 0,
@@ -93,22 +101,23 @@ sub analyze {
 
   read_settings($r);
   server_version($r);
-  my ($store, $err) = read_mix_logs($r);
+  my ($agg, $err) = read_mix_logs($r);
   return (undef, $err) if $err;
   measurement_interval($r);
-  transaction_stats($r, $store);
+  same_interval($r, $agg->{plan});
+  transaction_stats($r, $agg);
   throughput($r);
   steadiness($r);
   data_maintenance($r);
   rollback_check($r);
   error_checks($r);
   mix_and_response_checks($r);
-  input_variants($r, $store);
+  input_variants($r, $agg);
   compliance($r);
   database($r);
   database_trade_count($r);
   system_stats($r);
-  cpu_stats($r, $store);
+  cpu_stats($r, $agg);
   wait_stats($r);
   privileges($r);
   statement_stats($r);
@@ -116,12 +125,28 @@ sub analyze {
   delete @$r{qw(_pg_snapshots _pg_settings)};
   profile($r);
   bh_stats($r);
-  market_emulator($r, $store);
-  reconciliation($r, $store);
+  market_emulator($r, $agg);
+  reconciliation($r, $agg);
   verdict($r);
-  delete $r->{_problem};
-  $r->{_store} = $store if $opt{keep_store};
+  delete @$r{qw(_problem _tr_seg _dm_rows)};
+  $r->{_agg} = $agg if $opt{keep_aggregates};
   return ($r);
+}
+
+# The aggregates were made by the MI the markers gave before the rows were read (Inputs.pm,
+# make_plan); measurement_interval finds it again from what the reader took. They are the same
+# by construction; if they were not, every figure of the MI would be wrong, and the report says
+# so rather than print them.
+sub same_interval {
+  my ($r, $plan) = @_;
+  my $mi = $r->{mi};
+  my @now  = mi_ok($r) ? @$mi{qw(start_us end_us)} : ();
+  my @plan = defined $plan->{mi_start_us} ? @$plan{qw(mi_start_us mi_end_us)} : ();
+  return if "@now" eq "@plan";
+  add_reason($r, 'measurement interval', '6.6',
+             sprintf('internal error: the rows were aggregated by the measurement interval %s, '
+                     . 'but the logs give %s (please report it); the figures of the MI are '
+                     . 'wrong', @plan ? "@plan" : 'none', @now ? "@now" : 'none'));
 }
 
 1;

@@ -40,10 +40,10 @@ sub write_compare_plots {
 
 # Trade-Results per second of each run, in buckets of the shortest interval the comparison
 # cuts the runs into (10, 30 or 60 s; they divide a minute, so each run's buckets line up with
-# its MI start: Transactions.pm's per-second counts start a whole number of minutes before it).
+# its MI start: Transactions.pm's counts per 10 s start a whole number of minutes before it).
 sub plot_trtps {
   my ($ctx, $name) = @_;
-  my @runs = grep { %{ $_->{r}{_series}{tr_sec} // {} } } @{ $ctx->{runs} };
+  my @runs = grep { %{ $_->{r}{_series}{tr10} // {} } } @{ $ctx->{runs} };
   return { status => 'skipped', note => 'no run has valid Trade-Results' } unless @runs;
   my $w = min(map { $_->{intervals}{length_s} } @runs);
   my $span = max(map { my $s = $_->{r}{_series}; ($s->{span_end_us} - $s->{origin_us}) / $US }
@@ -55,8 +55,8 @@ sub plot_trtps {
   for my $run (@runs) {
     my $s = $run->{r}{_series};
     my %agg;
-    while (my ($k, $n) = each %{ $s->{tr_sec} }) {
-      $agg{ floor($k / $w) } += $n;
+    while (my ($k, $n) = each %{ $s->{tr10} }) {
+      $agg{ floor($k * 10 / $w) } += $n;
     }
     my @pts;
     for my $j (sort { $a <=> $b } keys %agg) {

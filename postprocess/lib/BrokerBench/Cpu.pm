@@ -9,9 +9,8 @@ package BrokerBench::Cpu;
 use strict;
 use warnings;
 use Exporter 'import';
-use BrokerBench::MixLog qw(B_START);
 
-our @EXPORT_OK = qw(cpu_stats @CPU_GROUPS %CPU_GROUP_NAME $HARNESS_WARN_PCT);
+our @EXPORT_OK = qw(cpu_stats cpu_cuts @CPU_GROUPS %CPU_GROUP_NAME $HARNESS_WARN_PCT);
 
 # Above this share of the database host's busy CPU the report warns that the result
 # understates the database.
@@ -63,14 +62,47 @@ sub read_samples {
   return (\@samples, undef);
 }
 
-# Every mix log row (any code) that started in [from, to].
+# The hosts' samples, read before the mix logs (cpu_cuts) and kept for cpu_stats: per file
+# [path, host, rel, samples or undef, error, problems found in it].
+sub samples_of {
+  my ($r) = @_;
+  return $r->{_cpu_samples} //= [map {
+    my ($host) = m{/sys/([^/]+)/proc_cpu\.csv\z};
+    my $rel = "sys/$host/proc_cpu.csv";
+    my @problems;
+    my ($samples, $err) = read_samples($_, $rel, sub { push @problems, $_[0] });
+    [$_, $host, $rel, $samples, $err, \@problems]
+  } sort glob("$r->{results_dir}/sys/*/proc_cpu.csv")];
+}
+
+# The first and the last sample of each host in [from, to] (the MI), when it has two.
+sub sample_span {
+  my ($samples, $from, $to) = @_;
+  my @in = grep { $_->[0] >= $from && $_->[0] <= $to } @$samples;
+  return @in < 2 ? () : ($in[0], $in[-1]);
+}
+
+# cpu_cuts($r, $mi_start_us, $mi_end_us) -> the points in time (sorted) between which the mix
+# log reader counts the rows by start time (Aggregates.pm), so that the transactions of each
+# host's span of samples in the MI are exact: its first sample's time and its last's + 1 us.
+sub cpu_cuts {
+  my ($r, $from, $to) = @_;
+  my %cut;
+  for my $f (grep { $_->[3] } @{ samples_of($r) }) {
+    my ($first, $last) = sample_span($f->[3], $from, $to) or next;
+    $cut{ $first->[0] } = $cut{ $last->[0] + 1 } = 1;
+  }
+  return [sort { $a <=> $b } keys %cut];
+}
+
+# The rows (every code and outcome) that started in [from, to], from the reader's counts
+# between the cuts.
 sub transactions_between {
-  my ($store, $from, $to) = @_;
+  my ($g, $from, $to) = @_;
+  my $cuts = $g->{plan}{cpu_cuts};
   my $n = 0;
-  for my $code (keys %$store) {
-    for my $t (@{ $store->{$code}[B_START] // [] }) {
-      $n++ if $t >= $from && $t <= $to;
-    }
+  for my $j (0 .. $#$cuts - 1) {
+    $n += $g->{cpu}[$j + 1] // 0 if $cuts->[$j] >= $from && $cuts->[$j + 1] <= $to + 1;
   }
   return $n;
 }
@@ -83,24 +115,24 @@ sub figure {
            us_per_txn => $txns > 0 ? $cpu_us / $txns : undef };
 }
 
-# cpu_stats($r, $store): sets $r->{cpu} = { hosts => [...], database_host, harness_share_pct,
+# cpu_stats($r, $aggregates): sets $r->{cpu} = { hosts => [...], database_host, harness_share_pct,
 # warning } and $r->{_series}{proc_cpu}{host} = [[time_us, cores of each group..., other]].
 sub cpu_stats {
-  my ($r, $store) = @_;
+  my ($r, $g) = @_;
   my $cpu = { hosts => [], groups => \@CPU_GROUPS, harness => \@HARNESS,
               warn_pct => $HARNESS_WARN_PCT };
   $r->{cpu} = $cpu;
-  my @paths = sort glob("$r->{results_dir}/sys/*/proc_cpu.csv");
-  unless (@paths) {
+  my $files = samples_of($r);
+  delete $r->{_cpu_samples};
+  unless (@$files) {
     $cpu->{why} = 'no sys/<host>/proc_cpu.csv';
     return;
   }
   my $mi = $r->{mi} // {};
   my $have_mi = defined $mi->{start_us} && defined $mi->{end_us} && $mi->{end_us} > $mi->{start_us};
-  for my $path (@paths) {
-    my ($host) = $path =~ m{/sys/([^/]+)/proc_cpu\.csv\z};
-    my $rel = "sys/$host/proc_cpu.csv";
-    my ($samples, $err) = read_samples($path, $rel, $r->{_problem});
+  for my $f (@$files) {
+    my ($path, $host, $rel, $samples, $err, $problems) = @$f;
+    $r->{_problem}->($_) for @$problems;
     if (!$samples) {
       $r->{_problem}->({ file => $rel, line => 0, kind => 'other', reason => $err, text => '' });
       next;
@@ -123,18 +155,18 @@ sub cpu_stats {
       $h->{why} = 'no measurement interval';
       next;
     }
-    my @in = grep { $_->[0] >= $mi->{start_us} && $_->[0] <= $mi->{end_us} } @$samples;
-    $h->{samples_in_mi} = scalar @in;
-    if (@in < 2) {
+    $h->{samples_in_mi} = grep { $_->[0] >= $mi->{start_us} && $_->[0] <= $mi->{end_us} }
+                          @$samples;
+    my ($first, $last) = sample_span($samples, $mi->{start_us}, $mi->{end_us});
+    unless ($first) {
       $h->{why} = 'fewer than two samples inside the measurement interval';
       next;
     }
-    my ($first, $last) = @in[0, -1];
     my $seconds = ($last->[0] - $first->[0]) / 1e6;
     my %d;
     @d{@COLS} = map { $last->[$_] - $first->[$_] } 0 .. $#COLS;
     my $busy = $d{busy_us};
-    my $txns = transactions_between($store, $first->[0], $last->[0]);
+    my $txns = transactions_between($g, $first->[0], $last->[0]);
     $h->{from_us}      = $first->[0];
     $h->{to_us}        = $last->[0];
     $h->{seconds}      = $seconds;

@@ -10,7 +10,12 @@ use File::Find ();
 use File::Spec;
 use List::Util qw(max min sum0);
 use BrokerBench::Csv qw(read_run_conf);
-use BrokerBench::MixLog qw(new_store read_mix_log read_markers);
+use POSIX qw(ceil);
+use BrokerBench::MixLog qw(read_mix_log);
+use BrokerBench::MixLogFormat qw(read_markers);
+use BrokerBench::Aggregates qw(new_aggregates);
+use BrokerBench::Throughput qw(steady_cuts);
+use BrokerBench::Cpu qw(cpu_cuts);
 use BrokerBench::Format qw(utc_time utc_us is_number fmt_s);
 use BrokerBench::Result qw(add_reason add_note);
 use BrokerBench::Spec qw($STEADY_RAMP_UP_S);
@@ -107,20 +112,18 @@ sub read_mix_logs {
   }, $dir);
   return (undef, "no mix log (mix-*.csv) anywhere below '$dir'") unless @found;
 
-  my @logs = map { [$_, File::Spec->abs2rel($_, $dir)] } sort @found;
-  my (@starts, @stops);
-  for my $log (grep { ((classify($_->[1]))[0] // '') eq 'ce' } @logs) {
-    my ($s, $e) = read_markers($log->[0]);
-    push @starts, @$s;
-    push @stops, @$e;
-  }
-  my $range = run_range($r, \@starts, \@stops);
+  my @logs = map { my $rel = File::Spec->abs2rel($_, $dir); [$_, $rel, classify($rel)] }
+             sort @found;
+  # A first look at the customer emulators' markers: the run's time range and the MI, which
+  # the aggregates are made by, are known before any row is read.
+  my @ce = map { { %{ read_markers($_->[0]) }, log => $_ } } grep { ($_->[2] // '') eq 'ce' } @logs;
+  my $range = run_range($r, [map { @{ $_->{starts} } } @ce], [map { @{ $_->{stops} } } @ce]);
+  my $plan = make_plan($r, $range, \@ce);
+  my $g = new_aggregates($plan);
 
-  my $store = new_store();
   my @files;
   for my $log (@logs) {
-    my ($path, $rel) = @$log;
-    my ($role, $host) = classify($rel);
+    my ($path, $rel, $role, $host) = @$log;
     unless ($role) {
       $r->{_problem}->({ file => $rel, line => 0, text => '',
                          reason => 'neither under ce/ or mee/ nor named mix-ce-*.csv or '
@@ -131,10 +134,65 @@ sub read_mix_logs {
       next;
     }
     push @files, read_mix_log(path => $path, rel => $rel, role => $role, host => $host,
-                              store => $store, problem => $r->{_problem}, range => $range);
+                              aggregates => $g, problem => $r->{_problem}, range => $range);
   }
   $r->{inputs} = { files => \@files, rows_total => sum0(map { $_->{rows} } @files) };
-  return ($store);
+  return ($g);
+}
+
+# The plan the aggregates are made by (Aggregates.pm): the run's time range, the MI as
+# measurement_interval will find it (from the same markers, taken by read_markers before the
+# rows, and left out by the range as read_mix_log leaves them out), the ticks of the time
+# series, and the cuts of the steadiness check and of "Where the CPU went". A customer emulator
+# log without a START or a STOP in the range makes the MI start at its first row or end at its
+# last row's end (the run is then INVALID): that log is read once more, first, for those two.
+sub make_plan {
+  my ($r, $range, $ce) = @_;
+  my %plan = (lo_us => $range ? $range->{start_us} : undef,
+              hi_us => $range ? $range->{end_us} : undef, steady_cuts => [], cpu_cuts => []);
+  my @logs;
+  for my $m (grep { !$_->{refused} } @$ce) {
+    my @keep = map { [grep { !$range || ($_ >= $range->{start_us} && $_ <= $range->{end_us}) }
+                      @{ $m->{$_} }] } qw(starts stops);
+    my $f = { starts => $keep[0], stops => $keep[1] };
+    if (!@{ $keep[0] } || !@{ $keep[1] }) {
+      my $scan = read_mix_log(path => $m->{log}[0], rel => $m->{log}[1], role => 'ce',
+                              aggregates => new_aggregates({ steady_cuts => [], cpu_cuts => [] }),
+                              problem => sub {}, range => $range);
+      @$f{qw(first_start_us last_end_us)} = @$scan{qw(first_start_us last_end_us)};
+    }
+    push @logs, $f;
+  }
+  my ($start, $end) = mi_bounds(\@logs);
+  if (defined $start && $end > $start && ($end - $start) / $US <= $MAX_RANGE_S) {
+    @plan{qw(mi_start_us mi_end_us)} = ($start, $end);
+    $plan{steady_cuts} = steady_cuts($start, $end);
+    $plan{cpu_cuts} = cpu_cuts($r, $start, $end);
+  }
+  if ($range) {
+    my $origin = $plan{mi_start_us} // $range->{start_us};
+    my $len_s = defined $plan{mi_start_us} ? ($plan{mi_end_us} - $plan{mi_start_us}) / $US
+                : ($range->{end_us} - $range->{start_us}) / $US - 2 * $RANGE_SLACK_S;
+    $plan{tick_us} = ($len_s < 600 ? 10 : 60) * $US;
+    $plan{base_us} = $origin - ceil(($origin - $range->{start_us}) / (60 * $US)) * 60 * $US;
+  }
+  return \%plan;
+}
+
+# The MI's bounds from the customer emulator logs (each { starts, stops, first_start_us,
+# last_end_us }): the latest START (or a log's first row, when it has none) and the earliest
+# STOP (or a log's last row's end); () when a log gives neither.
+sub mi_bounds {
+  my ($logs) = @_;
+  my (@starts, @stops);
+  for my $f (@$logs) {
+    my $start = @{ $f->{starts} } ? max(@{ $f->{starts} }) : $f->{first_start_us};
+    my $stop  = @{ $f->{stops} } ? min(@{ $f->{stops} }) : $f->{last_end_us};
+    push @starts, $start if defined $start;
+    push @stops, $stop if defined $stop;
+  }
+  return () unless @starts && @stops;
+  return (max(@starts), min(@stops));
 }
 
 # The run's own time range, which every row and marker must lie in (read_mix_log leaves out

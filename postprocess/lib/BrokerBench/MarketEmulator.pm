@@ -1,16 +1,14 @@
 package BrokerBench::MarketEmulator;
 # The market emulator's side of the run: how long Trade-Results and Market-Feeds waited in it
-# (in the measurement interval, and per plot bucket), and what it left at its end: failed
+# (in the measurement interval, from histograms), and what it left at its end: failed
 # trades and the orders still pending.
 use strict;
 use warnings;
 use Exporter 'import';
 use File::Spec;
 use List::Util qw(sum0);
-use BrokerBench::Stats qw(summary);
 use BrokerBench::Csv qw(parse_csv);
-use BrokerBench::MixLog qw(B_START B_RESP B_WAIT);
-use BrokerBench::Result qw(mi_ok);
+use BrokerBench::Histogram qw(signed_summary);
 
 our @EXPORT_OK = qw(market_emulator);
 
@@ -19,28 +17,19 @@ my $US = 1_000_000;
 # --- market emulator ---------------------------------------------------------------------------
 
 sub market_emulator {
-  my ($r, $store) = @_;
+  my ($r, $g) = @_;
   my $mee = {};
   $r->{mee} = $mee;
-  my $have = mi_ok($r);
-  my $base = $r->{_series}{base_us};
-  my $bw   = ($r->{_series}{bucket_s} // 60) * $US;
-  for my $code (qw(TR MF)) {
-    my $bk = $store->{$code};
-    my ($S, $R, $W) = ($bk->[B_START], $bk->[B_RESP], $bk->[B_WAIT]);
-    my @in;
-    my %bucket;
-    for my $i (0 .. $#$S) {
-      push @in, $W->[$i]
-        if $have && $S->[$i] >= $r->{mi}{start_us} && $S->[$i] + $R->[$i] <= $r->{mi}{end_us};
-      push @{ $bucket{ int(($S->[$i] - $base) / $bw) } }, $W->[$i] if defined $base;
-    }
-    my $sum = summary(\@in);
+  # The histograms of the waits of the MI's rows (every outcome), the negative ones apart,
+  # made from the reader's ticks (Transactions.pm, collect).
+  for my $w (['TR', 0], ['MF', 1]) {
+    my ($code, $k) = @$w;
+    my ($pos, $neg) = @{ $g->{wait} }[2 * $k, 2 * $k + 1];
+    my $sum = signed_summary($pos, $neg, sum => $g->{wait_sum}[$k]);
     $mee->{wait}{$code} = { rows_in_mi => $sum->{n},
                             wait_avg_ms => (defined $sum->{mean} ? $sum->{mean} / 1000 : undef),
                             map { ("wait_${_}_ms" => defined $sum->{$_} ? $sum->{$_} / 1000 : undef) }
                             qw(p50 p90 max) };
-    $r->{_series}{wait}{$code} = \%bucket;
   }
   end_of_run_trades($r, $mee);
 }

@@ -9,7 +9,6 @@ use Exporter 'import';
 use File::Path qw(make_path);
 use List::Util qw(max min);
 use BrokerBench::Spec qw(@MIX_CODES %NAME);
-use BrokerBench::Stats qw(summary);
 use BrokerBench::Cpu qw(@CPU_GROUPS %CPU_GROUP_NAME);
 use BrokerBench::Gnuplot qw(terminal gp_quote gp_head render write_file);
 
@@ -184,15 +183,15 @@ sub bucket_range {
 sub plot_trtps {
   my ($ctx, $name) = @_;
   my $ser = $ctx->{ser};
-  my $sec = $ser->{tr_sec} // {};
-  return { status => 'skipped', note => 'no valid Trade-Result rows' } unless %$sec;
+  my $tr10 = $ser->{tr10} // {};
+  return { status => 'skipped', note => 'no valid Trade-Result rows' } unless %$tr10;
   my $r = $ctx->{r};
   my @curves;
   my @widths = (60);
   push @widths, 10 if !$r->{mi}{seconds} || $r->{mi}{seconds} < 600;
   for my $w (@widths) {
     my %agg;
-    $agg{ int($_ / $w) } += $sec->{$_} for keys %$sec;
+    $agg{ int($_ * 10 / $w) } += $tr10->{$_} for keys %$tr10;
     my ($i0, $i1) = bucket_range($ctx, $w);
     my $rates = bucket_rates($ctx, \%agg, $w, $i0, $i1);
     next unless @$rates;
@@ -319,12 +318,13 @@ sub plot_rt_over_time {
   my %top;    # the longest response time of each type (us)
   for my $c (@codes) {
     $text .= "# $c $NAME{$c}: x (bucket middle), then the 50th and 90th percentiles and the "
-             . "maximum (ms) of the valid transactions started in each $w s bucket\n";
+             . "maximum (ms) of the valid transactions completed in each $w s bucket (from "
+             . "histograms: within 0.1 %)\n";
     for my $k (sort { $a <=> $b } keys %{ $ser->{rt}{$c} }) {
-      my $f = summary($ser->{rt}{$c}{$k});
-      $top{$c} = max($top{$c} // 0, $f->{max});
+      my $f = $ser->{rt}{$c}{$k};    # p50, p90, max in us
+      $top{$c} = max($top{$c} // 0, $f->[2]);
       $text .= join(' ', x_of($ctx, $ser->{base_us} + ($k + 0.5) * $w * $US),
-                    map { sprintf('%.3f', $_ / 1000) } @$f{qw(p50 p90 max)}) . "\n";
+                    map { sprintf('%.3f', $_ / 1000) } @$f) . "\n";
     }
     $text .= "\n\n";
   }
@@ -493,12 +493,13 @@ sub plot_mee_wait {
   my $w = $ser->{bucket_s};
   my (%st, %ks);
   for my $c (@codes) {
-    while (my ($k, $list) = each %{ $ser->{wait}{$c} }) {
-      $st{$c}{$k} = [map { $_ / 1000 } @{ summary($list) }{qw(p50 p90 max)}];
+    while (my ($k, $f) = each %{ $ser->{wait}{$c} }) {
+      $st{$c}{$k} = [map { $_ / 1000 } @$f];    # p50, p90, max in us
       $ks{$k} = 1;
     }
   }
-  my $text = "# x (bucket middle)  wait_us in ms per $w s bucket, median p90 max for: "
+  my $text = "# x (bucket middle)  wait_us in ms per $w s bucket (rows by completion time; "
+             . "from histograms: within 0.1 %), median p90 max for: "
              . join(' ', @codes) . "  (NaN: none)\n";
   for my $k (sort { $a <=> $b } keys %ks) {
     my $mid = $ser->{base_us} + ($k + 0.5) * $w * $US;

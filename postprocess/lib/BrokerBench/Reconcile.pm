@@ -26,7 +26,6 @@ use warnings;
 use Exporter 'import';
 use List::Util qw(sum0);
 use BrokerBench::Spec qw(@CE_CODES @OUTCOMES);
-use BrokerBench::MixLog qw(B_OUTCOME);
 
 our @EXPORT_OK = qw(reconcile);
 
@@ -35,29 +34,26 @@ our @CE_TERMS = (['ok', ['ok']], ['rollback', ['rollback']], ['warning', ['warni
                  ['invalid', ['invalid']], ['errors', [qw(retry_exhausted db_error)]],
                  ['lost in flight', ['net_error']], ['timed out', ['timeout']]);
 
-# reconcile($r, $store) -> ({ ce => ..., mee => ... }, @mismatches): the figures for the
+# reconcile($r, $aggregates) -> ({ ce => ..., mee => ... }, @mismatches): the figures for the
 # report and results.json, and one text per emulator side that does not add up (the verdict's
 # reasons). Needs $r->{inputs} (the mix logs read), $r->{mee} (end_of_run_trades) and
 # $r->{db_trade_count} (the open trades).
 sub reconcile {
-  my ($r, $store) = @_;
+  my ($r, $g) = @_;
   my @why;
-  my $ce  = customer_emulators($r, $store, \@why);
-  my $mee = market_emulators($r, $store, \@why);
+  my $ce  = customer_emulators($r, $g, \@why);
+  my $mee = market_emulators($r, $g, \@why);
   return ({ ce => $ce, mee => $mee }, @why);
 }
 
-# Counters of one digit in a string (tr/// takes no variable: one compiled counter a digit).
-my @COUNT_DIGIT = map { my $d = $_; eval "sub { \$_[0] =~ tr/$d// }" or die $@ } 0 .. $#OUTCOMES;
-
-# The rows of CODES by outcome, from the store's outcome columns (a digit a row, an index into
-# @OUTCOMES): { outcome => rows }.
+# The rows of CODES by outcome, over the whole run, from the mix log reader's counts
+# (Aggregates.pm: per code, status and outcome, in and outside the MI): { outcome => rows }.
 sub outcome_counts {
-  my ($store, @codes) = @_;
+  my ($g, @codes) = @_;
+  my %want = map { $_ => 1 } @codes;
   my %n = map { $_ => 0 } @OUTCOMES;
-  for my $code (@codes) {
-    my $col = $store->{$code}[B_OUTCOME] // '';
-    $n{ $OUTCOMES[$_] } += $COUNT_DIGIT[$_]->($col) for 0 .. $#OUTCOMES;
+  for my $x (grep { $want{ $g->{x_code}[$_] } } 0 .. $#{ $g->{x_code} }) {
+    $n{ $OUTCOMES[ $g->{x_oi}[$x] ] } += ($g->{cnt}[2 * $x] // 0) + ($g->{cnt}[2 * $x + 1] // 0);
   }
   return \%n;
 }
@@ -85,8 +81,8 @@ sub emulator_dirs {
 }
 
 sub customer_emulators {
-  my ($r, $store, $why) = @_;
-  my $n = outcome_counts($store, @CE_CODES);
+  my ($r, $g, $why) = @_;
+  my $n = outcome_counts($g, @CE_CODES);
   my @terms = map { [$_->[0], sum0(map { $n->{$_} } @{ $_->[1] })] } @CE_TERMS;
   my $ce = { terms => [map { { name => $_->[0], rows => $_->[1] } } @terms],
              accounted => sum0(map { $_->[1] } @terms), hosts => [] };
@@ -167,10 +163,10 @@ sub last_mee_summary {
 }
 
 sub market_emulators {
-  my ($r, $store, $why) = @_;
+  my ($r, $g, $why) = @_;
   my $ft = $r->{mee}{failed_trades} // {};
   my $pt = $r->{mee}{pending_trades} // {};
-  my $mee = { completed => outcome_counts($store, 'TR')->{ok},
+  my $mee = { completed => outcome_counts($g, 'TR')->{ok},
               failed => $ft->{trade_results} // 0, hosts => [] };
   my @dirs = emulator_dirs($r, 'mee', 'mee.log');
   unless (@dirs) {

@@ -43,7 +43,7 @@ sub transactions_section {
       . '6.5.1 (see the verdict). Trade-Cleanup runs once before the measured run: its row '
       . 'covers the whole log.',
     'Response times in milliseconds over the valid transactions counted above; p50 ... p99 = '
-      . "percentiles by $r->{percentile_method}.",
+      . "percentiles by $r->{percentile_method}; $r->{percentile_error}{text}.",
   );
   return { id => 'transactions', title => 'Transactions in the measurement interval',
            blocks => [{ t => 'table',

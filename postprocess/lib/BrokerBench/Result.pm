@@ -1,15 +1,12 @@
 package BrokerBench::Result;
 # What every part of the analysis (Analysis.pm and the modules it calls) shares while it fills
 # the one result hash: the verdict's reasons and the notes, whether there is a measurement
-# interval, and which outcome digits are valid transactions.
+# interval.
 use strict;
 use warnings;
 use Exporter 'import';
 
-our @EXPORT_OK = qw(add_reason add_note mi_ok $LAST_VALID);
-
-# The outcome digits of valid transactions: ok, rollback, warning (see Spec.pm).
-our $LAST_VALID = 2;
+our @EXPORT_OK = qw(add_reason add_note mi_ok);
 
 sub add_reason {
   my ($r, $rule, $clause, $text) = @_;

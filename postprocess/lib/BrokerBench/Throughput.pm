@@ -6,7 +6,8 @@ use strict;
 use warnings;
 use Exporter 'import';
 use List::Util qw(max sum0);
-use POSIX qw(floor);
+use POSIX qw(ceil floor);
+use BrokerBench::Aggregates qw(seg_of);
 use BrokerBench::Spec qw(
   $MI_MIN_S $TRTPS_LOW $TRTPS_HIGH
   $STEADY_LONG_WINDOW_S $STEADY_LONG_SLIDE_S $STEADY_LONG_TOL
@@ -16,7 +17,7 @@ use BrokerBench::Stats qw(normal_upper_quantile t_upper_quantile);
 use BrokerBench::Format qw(floor2 is_number fmt_s fmt_pct);
 use BrokerBench::Result qw(add_reason add_note mi_ok);
 
-our @EXPORT_OK = qw(throughput steadiness);
+our @EXPORT_OK = qw(throughput steadiness steady_cuts tr_segments);
 
 my $US = 1_000_000;
 
@@ -123,38 +124,32 @@ sub steadiness {
                                              : 'measured throughput (none is reportable)';
   my ($t0, $t1) = ($r->{mi}{start_us}, $r->{mi}{end_us});
   my $mi_len = $r->{mi}{seconds};
-  my $scaled = $mi_len < $MI_MIN_S;
-  my $scale  = $scaled ? $mi_len / $MI_MIN_S : 1;
+  my $plan = steady_windows($t0, $t1);
+  my $scaled = $plan->{scaled};
   $st->{scaled} = $scaled ? 1 : 0;
-  $st->{scale}  = $scale;
-  my $ends = $r->{_tr_end};
-  my $disp = dispersion($ends, $t0, $t1);
+  $st->{scale}  = $plan->{scale};
+  my $count = segment_sums($r->{_tr_seg});
+  my $disp = dispersion($plan->{dispersion}, $count);
   $st->{dispersion} = $disp;
   my $D = $disp->{value};
 
-  my @spec = (
-    ['1-hour', $STEADY_LONG_WINDOW_S, $STEADY_LONG_SLIDE_S, $STEADY_LONG_TOL],
-    ['10-minute', $STEADY_SHORT_WINDOW_S, $STEADY_SHORT_SLIDE_S, $STEADY_SHORT_TOL],
-  );
   my @counts;    # per check: [window start us, Trade-Results in it] for each window
-  for my $sp (@spec) {
-    my ($label, $w0, $s0, $tol0) = @$sp;
-    my $w  = $scaled ? max($STEADY_MIN_WINDOW_S, $w0 * $scale) : $w0;
-    my $sl = $scaled ? max(1, $s0 * $scale) : $s0;
+  for my $p (@{ $plan->{checks} }) {
+    my ($label, $w, $sl, $tol0) = @$p{qw(label window_s slide_s tolerance)};
     my $exp = $ref * $w;
     my $c = { label => $label, window_s => $w, slide_s => $sl, tolerance => $tol0,
-              spec_window_s => $w0, spec_slide_s => $s0, spec_tolerance => $tol0,
-              expected_per_window => $exp, sd => sqrt($D / $exp), windows => 0, outside => 0,
-              failed_windows => [], worst => undef };
+              spec_window_s => $p->{spec_window_s}, spec_slide_s => $p->{spec_slide_s},
+              spec_tolerance => $tol0, expected_per_window => $exp, sd => sqrt($D / $exp),
+              windows => 0, outside => 0, failed_windows => [], worst => undef };
     push @{ $st->{checks} }, $c;
-    if ($w > $mi_len + 1e-9) {
+    if ($p->{skipped}) {
       $c->{skipped} = sprintf('the MI (%s) is shorter than one window (%s)', fmt_s($mi_len),
                               fmt_s($w));
       add_note($r, 'steady throughput', "$label windows not checked: $c->{skipped}");
       push @counts, [];
       next;
     }
-    push @counts, window_counts($ends, $t0, $t1, $w, $sl);
+    push @counts, [map { [$_->[0], $count->($_->[1], $_->[2])] } @{ $p->{windows} }];
     $c->{windows} = scalar @{ $counts[-1] };
   }
   my $n_windows = sum0(map { $_->{windows} } @{ $st->{checks} });
@@ -269,38 +264,93 @@ sub scaled_steadiness_text {
   return $text;
 }
 
-# Trade-Results (by completion time, sorted) in windows [a, a + w) from the MI start, sliding
-# by $sl seconds while they fit in the MI: [[a in us, count], ...]. Two indices walk the list.
-sub window_counts {
-  my ($ends, $t0, $t1, $w, $sl) = @_;
-  my ($lo, $hi) = (0, 0);
-  my $wus = $w * $US;
-  my @out;
-  for (my $k = 0; ; $k++) {
-    my $at = $t0 + $k * $sl * $US;
-    last if $at + $wus > $t1 + 1;
-    $lo++ while $lo < @$ends && $ends->[$lo] < $at;
-    $hi = $lo if $hi < $lo;
-    $hi++ while $hi < @$ends && $ends->[$hi] < $at + $wus;
-    push @out, [$at, $hi - $lo];
+# The windows of the steadiness check for an MI [t0, t1] (us): { scaled, scale, checks => [{
+# label, window_s, slide_s, tolerance, spec_window_s, spec_slide_s, skipped, windows => [[start
+# us, first us in it, first us after it]...] }], dispersion => [bucket edges] }. A window [a, a +
+# w) slides by the slide while it fits in the MI; completion times are whole microseconds, so
+# the window holds those from ceil(a) to before ceil(a + w).
+sub steady_windows {
+  my ($t0, $t1) = @_;
+  my $mi_len = ($t1 - $t0) / $US;
+  my $scaled = $mi_len < $MI_MIN_S;
+  my $scale  = $scaled ? $mi_len / $MI_MIN_S : 1;
+  my @checks;
+  for my $sp (['1-hour', $STEADY_LONG_WINDOW_S, $STEADY_LONG_SLIDE_S, $STEADY_LONG_TOL],
+              ['10-minute', $STEADY_SHORT_WINDOW_S, $STEADY_SHORT_SLIDE_S, $STEADY_SHORT_TOL]) {
+    my ($label, $w0, $s0, $tol0) = @$sp;
+    my $w  = $scaled ? max($STEADY_MIN_WINDOW_S, $w0 * $scale) : $w0;
+    my $sl = $scaled ? max(1, $s0 * $scale) : $s0;
+    my $c = { label => $label, window_s => $w, slide_s => $sl, tolerance => $tol0,
+              spec_window_s => $w0, spec_slide_s => $s0, windows => [] };
+    push @checks, $c;
+    if ($w > $mi_len + 1e-9) {
+      $c->{skipped} = 1;
+      next;
+    }
+    my $wus = $w * $US;
+    for (my $k = 0; ; $k++) {
+      my $at = $t0 + $k * $sl * $US;
+      last if $at + $wus > $t1 + 1;
+      push @{ $c->{windows} }, [$at, ceil($at), ceil($at + $wus)];
+    }
   }
-  return \@out;
+  my $bus = $STEADY_DISPERSION_BUCKET_S * $US;
+  my $n = floor(($t1 - $t0) / $bus + 1e-9);
+  return { scaled => $scaled, scale => $scale, checks => \@checks,
+           dispersion => [map { $t0 + $_ * $bus } 0 .. max(0, $n)] };
+}
+
+# steady_cuts($t0, $t1) -> the points in time (sorted, us) between which the mix log reader
+# counts the valid Trade-Results of the MI by completion time (Aggregates.pm): every window's
+# and dispersion bucket's edges, so that each count is exact.
+sub steady_cuts {
+  my ($t0, $t1) = @_;
+  my $p = steady_windows($t0, $t1);
+  my %cut = map { $_ => 1 } @{ $p->{dispersion} };
+  for my $c (@{ $p->{checks} }) {
+    $cut{ $_->[1] } = $cut{ $_->[2] } = 1 for @{ $c->{windows} };
+  }
+  return [sort { $a <=> $b } keys %cut];
+}
+
+# segment_sums({ cuts, counts }) -> sub ($from, $to): the Trade-Results completed in [from, to)
+# for two cuts, from the counts between consecutive cuts (counts->[j + 1] for [cuts[j],
+# cuts[j+1])).
+sub segment_sums {
+  my ($seg) = @_;
+  my ($cuts, $counts) = $seg ? @$seg{qw(cuts counts)} : ([], []);
+  my %at;
+  my @prefix = (0);
+  for my $j (0 .. $#$cuts) {
+    $at{ $cuts->[$j] } = $j;
+    push @prefix, $prefix[-1] + ($counts->[$j + 1] // 0);
+  }
+  return sub {
+    my ($from, $to) = @_;
+    return 0 unless defined $at{$from} && defined $at{$to};
+    return $prefix[ $at{$to} ] - $prefix[ $at{$from} ];
+  };
+}
+
+# tr_segments($t0, $t1, \@completion_us) -> { cuts, counts } as the reader counts them (for a
+# test that makes its completion times itself).
+sub tr_segments {
+  my ($t0, $t1, $ends) = @_;
+  my $cuts = steady_cuts($t0, $t1);
+  my @counts;
+  $counts[ (seg_of($cuts, $_))[0] ]++ for @$ends;
+  return { cuts => $cuts, counts => \@counts };
 }
 
 # The dispersion of the Trade-Result counts in whole buckets of the MI (see steadiness):
 # { bucket_s, buckets, estimate (undef with fewer than 3 buckets or none completed),
 #   value = max(1, estimate) }.
 sub dispersion {
-  my ($ends, $t0, $t1) = @_;
-  my $bus = $STEADY_DISPERSION_BUCKET_S * $US;
-  my $n = floor(($t1 - $t0) / $bus + 1e-9);
-  my @c = (0) x max(0, $n);
-  for my $e (@$ends) {
-    my $i = floor(($e - $t0) / $bus);
-    $c[$i]++ if $i >= 0 && $i < $n;
-  }
+  my ($edges, $count) = @_;
+  my $n = max(0, $#$edges);
+  my @c = map { $count->($edges->[$_], $edges->[$_ + 1]) } 0 .. $n - 1;
   my $mean = $n > 0 ? sum0(@c) / $n : 0;
-  my $d = { bucket_s => $STEADY_DISPERSION_BUCKET_S, buckets => max(0, $n), estimate => undef,
+  my $d = { bucket_s => $STEADY_DISPERSION_BUCKET_S, buckets => $n, estimate => undef,
             value => 1 };
   return $d unless $n >= 3 && $mean > 0;
   my $ss = sum0(map { ($c[$_ + 1] - $c[$_]) ** 2 } 0 .. $n - 2);

@@ -1,18 +1,19 @@
 package BrokerBench::Transactions;
-# Per-type statistics from the mix log rows: counts by outcome in and outside the measurement
-# interval, retries, the mix percentages, the response times and their percentiles (nearest
-# rank, Stats.pm), and the time series the plots draw (completions and response times per
-# bucket, Trade-Results per second, the response-time distributions).
+# Per-type statistics from the mix log reader's aggregates (Aggregates.pm): counts by outcome
+# in and outside the measurement interval, retries, the mix percentages, the response times and
+# their percentiles (read from histograms: Histogram.pm), and the time series the plots draw
+# (completions and response-time percentiles per tick, Trade-Results per 10 s, the
+# response-time distributions).
 use strict;
 use warnings;
 use Exporter 'import';
 use List::Util qw(max min sum0);
-use POSIX qw(ceil);
 use BrokerBench::Spec qw(@MIX_CODES @ALL_CODES %NAME %MIX_RANGE %RT_LIMIT @OUTCOMES
                          @ERROR_OUTCOMES);
-use BrokerBench::Stats qw(summary_sorted);
-use BrokerBench::MixLog qw(B_START B_RESP B_OUTCOME B_RETRIES);
-use BrokerBench::Result qw(mi_ok $LAST_VALID);
+use BrokerBench::Histogram qw(hist_summary signed_summary unpack_hist add_into cdf_points
+                              hist_count hist_percentile bucket_high);
+use BrokerBench::Aggregates qw(code_index WAIT_SLOT MIN_SLOT MAX_SLOT);
+use BrokerBench::Result qw(mi_ok);
 
 our @EXPORT_OK = qw(transaction_stats);
 
@@ -21,92 +22,37 @@ my $US = 1_000_000;
 # --- per-type statistics ----------------------------------------------------------------
 
 sub transaction_stats {
-  my ($r, $store) = @_;
-  my $mi     = $r->{mi};
-  my $have   = mi_ok($r);
-  my $mi_s   = $have ? $mi->{start_us} : 0;
-  my $mi_e   = $have ? $mi->{end_us} : -1;
-
-  # The time axis of the plots: seconds from the MI start (or from the first row when there
-  # is no MI). Buckets are aligned to that origin; $base lies a whole number of minutes
-  # before it, at or before the first row, so bucket indices are never negative. Every row
-  # lies in the run's time range (read_mix_log left out the others), which bounds the
-  # indices; without a known range there is no time axis.
-  my @files = grep { defined $_->{first_start_us} } @{ $r->{inputs}{files} };
-  @files = () unless $r->{run_range}{known};
-  my $span_start = min map { $_->{first_start_us} } @files;
-  my $span_end   = max map { $_->{last_end_us} } @files;
-  my $origin = $have ? $mi_s : $span_start;
-  my ($bucket_s, $base);
-  if (defined $span_start) {
-    my $span_s = ($span_end - $span_start) / $US;
-    $bucket_s = $span_s < 600 ? 10 : 60;
-    my $back  = max(0, ceil(($origin - $span_start) / (60 * $US)));
-    $base     = $origin - $back * 60 * $US;
+  my ($r, $g) = @_;
+  my $plan = $g->{plan};
+  collect($g);
+  # Per code and outcome, in the MI (or the whole log: Trade-Cleanup) and outside it.
+  my (%in, %out, %retries);
+  for my $x (0 .. $#{ $g->{x_ci} }) {
+    my ($code, $oc) = ($g->{x_code}[$x], $OUTCOMES[ $g->{x_oi}[$x] ]);
+    $in{$code}{$oc}  += $g->{cnt}[2 * $x + 1] // 0;
+    $out{$code}{$oc} += $g->{cnt}[2 * $x] // 0;
+    $retries{$code}  += $g->{retries}[2 * $x + 1] // 0;
   }
-  my $bw = ($bucket_s // 60) * $US;
-  my %series = (origin_us => $origin, base_us => $base, bucket_s => $bucket_s,
-                span_start_us => $span_start, span_end_us => $span_end);
-
   my %types;
   my $mix_total = 0;
   for my $code (@ALL_CODES) {
-    my $bk = $store->{$code};
-    my ($S, $R, $O) = ($bk->[B_START], $bk->[B_RESP], $bk->[B_OUTCOME]);
-    my $n = scalar @$S;
-    # Trade-Cleanup runs once before the measured run: its row covers the whole log.
-    my $whole = $code eq 'TC';
-    my ($lo, $hi) = $whole ? (0, 9e18) : ($mi_s, $mi_e);
-    my @in  = (0) x @OUTCOMES;
-    my @out = (0) x @OUTCOMES;
-    my @valid;            # response_us of valid rows in scope
-    my @in_flag;          # row index -> in scope (for retries)
-    my (@done, @rt);      # plot buckets: completions by end time, response times by start
-    my @tr_sec;           # Trade-Result completions per second (TR only)
-    my @tr_end;           # Trade-Result completion times in the MI (TR only)
-    my $is_tr = $code eq 'TR';
-    my $b0 = $base // 0;    # unused without a base
-    # The hot loop of the post-processor: one pass over every row of this type.
-    for my $i (0 .. $n - 1) {
-      my $s = $S->[$i];
-      my $t = $R->[$i];
-      my $e = $s + $t;
-      my $o = substr($O, $i, 1);
-      if ($s >= $lo && $e <= $hi) {
-        $in[$o]++;
-        $in_flag[$i] = 1;
-        if ($o <= $LAST_VALID) {
-          push @valid, $t;
-          push @tr_end, $e if $is_tr;
-        }
-      } else {
-        $out[$o]++;
-      }
-      next if $o > $LAST_VALID || !defined $base;
-      $done[ ($e - $b0) / $bw ]++;
-      push @{ $rt[ ($s - $b0) / $bw ] }, $t;
-      $tr_sec[ ($e - $b0) / $US ]++ if $is_tr;
-    }
-    # Array indices truncate like int(); the series become sparse hashes for the plots.
-    my %done   = defined $base ? (map { $_ => $done[$_] } grep { $done[$_] } 0 .. $#done) : ();
-    my %rt     = defined $base ? (map { $_ => $rt[$_] } grep { $rt[$_] } 0 .. $#rt) : ();
-    my %tr_sec = defined $base ? (map { $_ => $tr_sec[$_] } grep { $tr_sec[$_] } 0 .. $#tr_sec) : ();
-    my $retries = 0;
-    while (my ($i, $k) = each %{ $bk->[B_RETRIES] }) {
-      $retries += $k if $in_flag[$i];
-    }
-    @valid = sort { $a <=> $b } @valid;
-    my %oc_in  = map { $OUTCOMES[$_] => $in[$_] } 0 .. $#OUTCOMES;
-    my %oc_out = map { $OUTCOMES[$_] => $out[$_] } 0 .. $#OUTCOMES;
+    my $ci = code_index($code);
+    my %oc_in  = map { $_ => $in{$code}{$_} // 0 } @OUTCOMES;
+    my %oc_out = map { $_ => $out{$code}{$_} // 0 } @OUTCOMES;
+    my $hist = $g->{mi_hist}[$ci];
+    my $n = hist_count($hist);
+    my $f = hist_summary($hist, sum => $g->{mi_sum}[$ci], min => $g->{mi_min}[$ci],
+                         max => $g->{mi_max}[$ci]);
+    $f->{avg} = $f->{mean};
     my $t = {
       code            => $code,
       name            => $NAME{$code},
       in_mix          => (exists $MIX_RANGE{$code} ? 1 : 0),
-      scope           => $whole ? 'whole log' : 'MI',
-      count           => scalar @valid,
-      rows            => $n,
-      rows_in_mi      => sum0(@in),
-      rows_outside_mi => sum0(@out),
+      scope           => $code eq 'TC' ? 'whole log' : 'MI',
+      count           => $n,
+      rows            => sum0(values %oc_in) + sum0(values %oc_out),
+      rows_in_mi      => sum0(values %oc_in),
+      rows_outside_mi => sum0(values %oc_out),
       ok              => $oc_in{ok},
       rollbacks       => $oc_in{rollback},
       warnings        => $oc_in{warning},
@@ -115,24 +61,14 @@ sub transaction_stats {
       error_outcomes  => { map { $_ => $oc_in{$_} } @ERROR_OUTCOMES },
       outcomes_in_mi  => \%oc_in,
       outcomes_outside_mi => \%oc_out,
-      retries         => $retries,
-      response_times_ms(\@valid),
+      retries         => $retries{$code} // 0,
+      (map { ("response_time_${_}_ms" => defined $f->{$_} ? $f->{$_} / 1000 : undef) }
+       qw(min avg p50 p90 p95 p99 max)),
       response_time_limit_ms => (defined $RT_LIMIT{$code} ? 1000 * $RT_LIMIT{$code} : undef),
       mix_range       => $MIX_RANGE{$code},
     };
     $types{$code} = $t;
     $mix_total += $t->{count} if $t->{in_mix};
-    $series{done}{$code} = \%done;
-    $series{rt}{$code}   = \%rt;
-    $series{cdf}{$code}  = cdf_points(\@valid);
-    if ($is_tr) {
-      $series{tr_sec} = \%tr_sec;
-      $r->{_tr_end}   = [sort { $a <=> $b } @tr_end];
-    }
-    if ($code eq 'DM') {
-      $r->{_dm_rows} = [sort { $a->[0] <=> $b->[0] }
-                        map { [$S->[$_], $R->[$_], $OUTCOMES[substr($O, $_, 1)]] } 0 .. $n - 1];
-    }
   }
   # Mix percentages over the valid transactions of the ten mix types in the MI, computed to
   # 4 decimals and shown to 3 (clause 6.3.2).
@@ -142,33 +78,93 @@ sub transaction_stats {
   }
   $r->{mix_total}    = $mix_total;
   $r->{transactions} = \%types;
-  $r->{_series}      = \%series;
+  $r->{_series}      = series($r, $g);
+  $r->{_tr_seg}      = { cuts => $plan->{steady_cuts}, counts => $g->{steady} };
+  $r->{_dm_rows}     = [map { [$_->[0], $_->[1], $OUTCOMES[ $_->[2] ]] }
+                        sort { $a->[0] <=> $b->[0] } @{ $g->{dm} }];
 }
 
-# The response-time figures of a type (milliseconds; undef when it has none): minimum,
-# average, the 50th, 90th, 95th and 99th percentiles (nearest rank) and maximum of the sorted
-# response times in microseconds. The 90th percentile and the average are judged (clause 6.5.1).
-sub response_times_ms {
-  my ($sorted) = @_;
-  my $f = summary_sorted($sorted);
-  $f->{avg} = $f->{mean};
-  return map { ("response_time_${_}_ms" => defined $f->{$_} ? $f->{$_} / 1000 : undef) }
-    qw(min avg p50 p90 p95 p99 max);
-}
-
-# At most ~1000 points of the empirical distribution: (seconds, fraction <= it).
-sub cdf_points {
-  my ($sorted) = @_;
-  my $n = scalar @$sorted;
-  return [] unless $n;
-  my $step = $n > 1000 ? $n / 1000 : 1;
-  my @pts;
-  for (my $k = 1; $k <= $n; $k += $step) {
-    my $i = int($k) - 1;
-    push @pts, [$sorted->[$i] / $US, ($i + 1) / $n];
+# collect($g): what is made of the ticks once the last file is read (Aggregates.pm): the MI's
+# histograms and sums per code and of the waits (mi_hist, mi_sum, wait, wait_sum), and per
+# tick and type of the mix the valid completions and [p50, p90, max] (us) of their response
+# times, and of the waits (tick_done, tick_rt, tick_wait), for the plots. Each packed histogram
+# is unpacked once.
+sub collect {
+  my ($g) = @_;
+  my (@mi, @mi_sum, @mi_min, @mi_max, @wait, @wait_sum, %done, %rt, %tw);
+  my %in_mix = map { code_index($_) => 1 } @MIX_CODES;
+  my $none = [0, []];
+  for my $tk (0 .. $#{ $g->{packed} }) {
+    my $p = $g->{packed}[$tk] or next;
+    my $sums = $g->{sum}[$tk] // [];
+    for my $ci (0 .. $#ALL_CODES) {
+      my ($out, $in) = map { defined $p->[2 * $ci + $_] ? unpack_hist($p->[2 * $ci + $_]) : undef }
+                       0, 1;
+      if ($in) {
+        $mi[$ci] = add_into($mi[$ci], $in);
+        $mi_sum[$ci] += $sums->[2 * $ci + 1] // 0;
+        $mi_min[$ci] = min(grep { defined } $mi_min[$ci], $sums->[ MIN_SLOT + 2 * $ci + 1 ]);
+        $mi_max[$ci] = max(grep { defined } $mi_max[$ci], $sums->[ MAX_SLOT + 2 * $ci + 1 ]);
+      }
+      next unless $in_mix{$ci} && ($in || $out);
+      my $h = $in && $out ? add_into(add_into(undef, $in), $out) : $in // $out;
+      $done{$ci}{$tk} = hist_count($h);
+      $rt{$ci}{$tk} = tick_summary($h, max(grep { defined } map { $sums->[ MAX_SLOT + 2 * $ci + $_ ] }
+                                                                0, 1));
+    }
+    for my $w (0, 1) {    # TR, MF: non-negative out, in; negative out, in
+      my @h = map { my $k = WAIT_SLOT + 4 * $w + $_; defined $p->[$k] ? unpack_hist($p->[$k]) : $none }
+              0 .. 3;
+      next unless grep { @{ $_->[1] } } @h;
+      $wait[2 * $w] = add_into($wait[2 * $w], $h[1]);
+      $wait[2 * $w + 1] = add_into($wait[2 * $w + 1], $h[3]);
+      $wait_sum[$w] += ($sums->[WAIT_SLOT + 4 * $w + 1] // 0) + ($sums->[WAIT_SLOT + 4 * $w + 3] // 0);
+      my $f = signed_summary(add_into(add_into(undef, $h[0]), $h[1]),
+                             add_into(add_into(undef, $h[2]), $h[3]));
+      $tw{$w}{$tk} = [@$f{qw(p50 p90 max)}] if $f->{n};
+    }
   }
-  push @pts, [$sorted->[-1] / $US, 1] if $pts[-1][1] < 1;
-  return \@pts;
+  $g->{mi_hist}  = [map { $mi[$_] // $none } 0 .. $#ALL_CODES];
+  $g->{mi_sum}   = [map { $mi_sum[$_] // 0 } 0 .. $#ALL_CODES];
+  $g->{mi_min}   = \@mi_min;
+  $g->{mi_max}   = \@mi_max;
+  $g->{wait}     = [map { $wait[$_] // $none } 0 .. 3];
+  $g->{wait_sum} = [map { $wait_sum[$_] // 0 } 0, 1];
+  @$g{qw(tick_done tick_rt tick_wait)} = (\%done, \%rt, \%tw);
+}
+
+# [p50, p90, max] of a tick's histogram, its exact maximum given (the percentiles are bucket
+# values, the maximum bounds them), or undef when it is empty.
+sub tick_summary {
+  my ($h, $max) = @_;
+  my $n = hist_count($h);
+  return undef unless $n;
+  return [(map { min($_, $max) } hist_percentile($h, $n, 50, 90)), $max];
+}
+
+# The plots' time axis and series (Plots.pm, ComparePlots.pm). Seconds from the MI start (or
+# from the first row when there is no MI); the plan's ticks start a whole number of minutes
+# before it, at or before the run's time range. Without a known range there is no time axis.
+sub series {
+  my ($r, $g) = @_;
+  my $plan = $g->{plan};
+  my @files = grep { defined $_->{first_start_us} } @{ $r->{inputs}{files} };
+  @files = () unless $r->{run_range}{known} && defined $plan->{tick_us};
+  my %s = (span_start_us => (min map { $_->{first_start_us} } @files),
+           span_end_us   => (max map { $_->{last_end_us} } @files));
+  return {} unless defined $s{span_start_us};
+  $s{origin_us} = mi_ok($r) ? $r->{mi}{start_us} : $s{span_start_us};
+  $s{base_us}  = $plan->{base_us};
+  $s{bucket_s} = $plan->{tick_us} / $US;
+  for my $code (@MIX_CODES) {
+    my $ci = code_index($code);
+    $s{cdf}{$code} = cdf_points($g->{mi_hist}[$ci]);
+    $s{done}{$code} = $g->{tick_done}{$ci} // {};
+    $s{rt}{$code} = $g->{tick_rt}{$ci} // {};
+  }
+  $s{tr10} = { map { $_ => $g->{tr10}[$_] } grep { $g->{tr10}[$_] } 0 .. $#{ $g->{tr10} } };
+  $s{wait} = { TR => $g->{tick_wait}{0} // {}, MF => $g->{tick_wait}{1} // {} };
+  return \%s;
 }
 
 1;

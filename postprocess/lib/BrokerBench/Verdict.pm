@@ -13,10 +13,10 @@ use BrokerBench::Spec qw(
   $DM_GAP_MIN_S $DM_GAP_MAX_S $DM_MAX_S $TO_ROLLBACK_P @TO_ROLLBACK_RANGE @INPUT_VARIANTS
   $MI_MIN_S $MIN_CUSTOMERS $SCALE_FACTOR $INITIAL_TRADE_DAYS $NOT_COMPARABLE
   $SHARE_FALSE_ALARM);
-use BrokerBench::MixLog qw(B_START B_RESP B_OUTCOME B_INPUTS B_VARIANTS);
 use BrokerBench::Reconcile qw(reconcile);
+use BrokerBench::Aggregates qw(variant_counts);
 use BrokerBench::Format qw(is_number fmt_s);
-use BrokerBench::Result qw(add_reason add_note mi_ok $LAST_VALID);
+use BrokerBench::Result qw(add_reason add_note mi_ok);
 use BrokerBench::Stats qw(normal_upper_quantile);
 
 our @EXPORT_OK = qw(data_maintenance rollback_check error_checks mix_and_response_checks
@@ -256,33 +256,32 @@ sub mix_and_response_checks {
 # max(the spec's half-width, $SHARE_Z binomial standard deviations of the share at the type's
 # count), and says so; a 2-hour MI is judged by the ranges as written.
 sub input_variants {
-  my ($r, $store) = @_;
+  my ($r, $g) = @_;
   my $iv = { variants => [], scaled => 0 };
   $r->{input_variants} = $iv;
   unless (mi_ok($r)) {
     $iv->{skipped} = 'no measurement interval';
     return;
   }
-  my ($t0, $t1) = ($r->{mi}{start_us}, $r->{mi}{end_us});
+  # The reader counted the valid rows of the MI per key, and each key has its inputs text
+  # (Aggregates.pm); a v1 row counts under "not logged" (text undef).
   my (@codes, %count);
   for my $code (map { $_->[0] } @INPUT_VARIANTS) {
     next if $count{$code};
     push @codes, $code;
-    my $bk = $store->{$code};
-    my ($S, $R, $O) = @$bk[B_START, B_RESP, B_OUTCOME];
-    my @vi = unpack('N*', $bk->[B_INPUTS]);
-    my @per = (0) x @{ $bk->[B_VARIANTS] };    # valid rows in the MI per distinct inputs
-    for my $i (0 .. $#$S) {
-      my $s = $S->[$i];
-      $per[ $vi[$i] ]++
-        if $s >= $t0 && $s + $R->[$i] <= $t1 && substr($O, $i, 1) <= $LAST_VALID;
+    $count{$code} = { logged => 0, unlogged => 0, tokens => {} };
+  }
+  my $per = variant_counts($g);
+  for my $id (1 .. $#{ $g->{v_code} }) {
+    my $c = $count{ $ALL_CODES[ $g->{v_code}[$id] ] } or next;
+    my ($n, $text) = ($per->[$id], $g->{v_text}[$id]);
+    next unless $n;
+    if (!defined $text) {
+      $c->{unlogged} += $n;
+      next;
     }
-    my %tokens;
-    for my $k (1 .. $#per) {
-      $tokens{$_} += $per[$k] for split / /, $bk->[B_VARIANTS][$k];
-    }
-    $count{$code} = { logged => sum0(@per[1 .. $#per]), unlogged => $per[0],
-                      tokens => \%tokens };
+    $c->{logged} += $n;
+    $c->{tokens}{$_} += $n for split / /, $text;
   }
   my @unlogged = map { "$_ $count{$_}{unlogged}" } grep { $count{$_}{unlogged} } @codes;
   unless (grep { $count{$_}{logged} } @codes) {
@@ -365,8 +364,8 @@ sub compliance {
 # --- every request accounted for (Reconcile.pm) -----------------------------------------------
 
 sub reconciliation {
-  my ($r, $store) = @_;
-  my ($rec, @mismatches) = reconcile($r, $store);
+  my ($r, $g) = @_;
+  my ($rec, @mismatches) = reconcile($r, $g);
   $r->{reconciliation} = $rec;
   add_reason($r, 'reconciliation', 'MIXLOG.md', $_) for @mismatches;
   for my $side (grep { $rec->{$_}{status} eq 'not available' } qw(ce mee)) {
