@@ -139,17 +139,21 @@ sub read_mix_log {
         };
         $e = ($t = $1) + ($r = $3);
         # 19 digits fit an unsigned integer; a sum past 2^64 becomes a float, still compared
-        # right.
-        if ($t < $lo || $e > $hi) {
-          $not_rows++;
-          $retries = 0;
-          $problem->($ln, ($t < $lo || $t > $hi ? $outside->('start_us', $t)
-                           : "response_us $r ends the row after the run's time range (which "
-                             . "ends $range->{end_utc})") . '; row left out',
-                     substr($text, $-[0], $+[0] - $-[0] - 1));
-          next;
+        # right. The MI lies in the run's time range: a row in it is in the range.
+        if ($t >= $mis && $e <= $mie) {
+          $in = 1;
+        } else {
+          $in = 0;
+          if ($t < $lo || $e > $hi) {
+            $not_rows++;
+            $retries = 0;
+            $problem->($ln, ($t < $lo || $t > $hi ? $outside->('start_us', $t)
+                             : "response_us $r ends the row after the run's time range (which "
+                               . "ends $range->{end_utc})") . '; row left out',
+                       substr($text, $-[0], $+[0] - $-[0] - 1));
+            next;
+          }
         }
-        $in = $t >= $mis && $e <= $mie;    # 1 or '' (0 as a number, without a warning)
         &$to_tick($e) if $e < $tk_lo || $e >= $tk_hi;
         $kind = $XKIND->[$x];
         if ($kind & SPECIAL) {
