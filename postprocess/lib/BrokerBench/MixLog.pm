@@ -112,7 +112,7 @@ sub read_mix_log {
     # $6 ",inputs" (v2) or '' (v1).
     # The row's fields and figures, declared once: a "my" in the loop costs its clearing at
     # every row.
-    my ($retries, $x, $ci, $t, $r, $e, $in, $kind) = (0);
+    my ($retries, $x, $ci, $t, $r, $e, $in, $kind, $w, $aw, $ws) = (0);
     for my $text (pos($one) ? $one : $buf) {
       while (1) {
         if ($text =~ /\G(\d{1,19}+),([A-Z]{2},-?\d{1,10}+,[a-z_]{2,16}+),(\d{1,19}+),0(),-?\d{1,19}+,(-?\d{1,19}+)(,[0-9A-Za-z ]{0,39}+|)\n/gc) {
@@ -158,8 +158,14 @@ sub read_mix_log {
         $kind = $XKIND->[$x];
         if ($kind & SPECIAL) {
           if ($is_mee) {
-            my $w = $5;
-            if (abs($w) > $max_wait) {
+            $w = $5;
+            if ($w < 0) {
+              $aw = -$w;
+              $ws = 2;
+            } else {
+              ($aw, $ws) = ($w, 0);
+            }
+            if ($aw > $max_wait) {
               $not_rows++;
               $retries = 0;
               $problem->($ln, sprintf("wait_us $w is longer than the run's time range (%.0f s); "
@@ -167,9 +173,9 @@ sub read_mix_log {
                          substr($text, $-[0], $+[0] - $-[0] - 1));
               next;
             }
-            my $ws = WAIT_SLOT + ($kind & IS_TR ? 0 : 4) + ($w < 0 ? 2 : 0) + $in;
-            my $aw = abs $w;
-            $cur[$ws][$aw < $TABLE_LIMIT ? vec($INDEX_TABLE, $aw, 16) : bucket_of($aw)]++;
+            $ws += ($kind & IS_TR ? WAIT_SLOT : WAIT_SLOT + 4) + $in;
+            $cur[$ws][$aw < 65536 ? $INDEX[$aw] : $aw < $TABLE_LIMIT ? vec($INDEX_TABLE, $aw, 16)
+                                                                     : bucket_of($aw)]++;
             $cs[$ws] += $w;
           }
           if ($kind & IS_TC) {
