@@ -268,8 +268,9 @@ sub mee_section {
                              'wait max (ms)'], align => [qw(l r r r r)], rows => \@rows },
     { t => 'p', text => 'wait = time between a delivery being due and being sent (its queueing '
                         . 'in the market emulator), over all rows of the MI whatever their '
-                        . 'outcome; percentiles by nearest rank, read from histograms (exact '
-                        . 'below 2.048 ms, above at most 0.1 % over the true value).' },
+                        . 'outcome; percentiles by nearest rank; median, p90 and maximum read '
+                        . 'from histograms (exact below 2.048 ms, above at most 0.1 % over the '
+                        . 'true value).' },
   );
   push @blocks, end_of_run_blocks($m, $r->{reconciliation}{mee});
   return { id => 'mee', title => 'Market emulator', blocks => \@blocks };
