@@ -11,8 +11,9 @@ package BrokerBench::Aggregates;
 #     the MI: rows and retries (the input variants' counts are the valid keys' in the MI);
 #   - per tick (10 s, or 60 s when the MI is 10 minutes or more, from a whole number of minutes
 #     before the MI's start) and code, by completion time: a histogram of the valid rows'
-#     response times (Histogram.pm) and their exact sum, in the MI and outside it apart; the
-#     errors in the MI; the market emulator's waits likewise; the valid Trade-Results per 10 s;
+#     response times (Histogram.pm) and their exact sum, minimum and maximum, in the MI and
+#     outside it apart; the errors in the MI; the market emulator's waits likewise; the valid
+#     Trade-Results per 10 s;
 #   - the valid Trade-Results of the MI between consecutive steadiness cuts, and every row
 #     between consecutive CPU cuts (by start time): counts between fixed points in time are
 #     exact only if the points are known before the rows;
@@ -45,8 +46,8 @@ use constant MIN_SLOT   => 3 * @ALL_CODES + 8;
 use constant MAX_SLOT   => 5 * @ALL_CODES + 8;
 my %CODE_INDEX = map { $ALL_CODES[$_] => $_ } 0 .. $#ALL_CODES;
 my %SPECIAL = (TR => IS_TR, MF => IS_MF, DM => IS_DM, TC => IS_TC);
-# Distinct (code, status, outcome) keys remembered; past this (a log of random statuses) new
-# ones are looked up again each time.
+# Distinct keys remembered per role and version; past this (a log of random statuses) new ones
+# are checked again each time.
 my $MAX_KEYS = 10_000;
 
 sub code_index { $CODE_INDEX{ $_[0] } }

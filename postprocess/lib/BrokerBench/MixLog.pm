@@ -47,10 +47,10 @@ sub read_mix_log {
     $report->({ file => $rel, line => $line, reason => $reason,
                 text => defined $text ? quote_text($text) : '' });
   };
-  my ($fh, $version, $at_line, $refused, $why, $text) = open_log($path);
+  my ($fh, $version, $at_line, $refused, $refusal, $head) = open_log($path);
   unless ($fh) {
     $sum{refused} = $refused;
-    $problem->($at_line, $why, $text);
+    $problem->($at_line, $refusal, $head);
     return \%sum;
   }
   my $fmt = format_of($version);
