@@ -58,6 +58,7 @@ check "the WAL left after the load is at most min_wal_size" test "${wal}" -le $(
 check "max_wal_size is the cluster's setting again" test "$(bb_psql 'show max_wal_size')" = 512MB
 check "... and postgresql.auto.conf holds no setting of it" \
   lacks_line "${data}/pg/data/postgresql.auto.conf" max_wal_size
+check "... nor is the load marked as running" test ! -e "${data}/pg/loading"
 
 
 # A load interrupted between before-load and after-load: the next start restores max_wal_size.
@@ -66,5 +67,11 @@ check "while a load runs, max_wal_size is min_wal_size" test "$(bb_psql 'show ma
 check "a start after an interrupted load says so" \
   has_line <("${root}/brokerbench" db start 2>&1) "a load of the cluster in '${data}/pg' was interrupted"
 check "... and max_wal_size is the cluster's setting again" test "$(bb_psql 'show max_wal_size')" = 512MB
+# A max_wal_size of the user's own (ALTER SYSTEM) is what a load puts back.
+bb_psql "alter system set max_wal_size = '300MB'" >/dev/null
+bb_psql "select pg_reload_conf()" >/dev/null
+"${root}/controller/pgcluster" before-load "${data}/pg"
+"${root}/controller/pgcluster" after-load "${data}/pg"
+check "a max_wal_size set with ALTER SYSTEM is kept across a load" test "$(bb_psql 'show max_wal_size')" = 300MB
 
 check_summary
