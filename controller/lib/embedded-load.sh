@@ -10,7 +10,8 @@
 
 # The database after a load (pg_database_size), per 1000 customers: what does not grow with the
 # trade days, and what each initial trade day adds. Measured at 1000 customers: 1 071 MB with 20
-# trade days, 13 595 MB with 300 (BENCHMARKS.md, "300 initial trade days"), rounded up.
+# trade days, 13 595 MB with 300 (BENCHMARKS.md, "1000 customers x 300 initial trade days"),
+# rounded up.
 readonly DISK_MB_PER_1000=180
 readonly DISK_MB_PER_1000_DAY=45
 # A cluster holds more than its database: the WAL, up to max_wal_size while a run writes it at
