@@ -11,14 +11,9 @@ set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 # shellcheck source=tests/controller/lib/check.sh
 source "${root}/tests/controller/lib/check.sh"
-data="$(mktemp -d /tmp/bbloadtest.XXXXXX)"
-chmod 0711 "${data}"
-export BB_DATA_DIR="${data}"
-cleanup() {
-  "${root}/brokerbench" db destroy --yes >/dev/null 2>&1 || true
-  rm -rf -- "${data}"
-}
-trap cleanup EXIT
+# shellcheck source=tests/controller/lib/data_dir.sh
+source "${root}/tests/controller/lib/data_dir.sh"
+own_data_dir "bbloadtest"
 
 bb_psql() { "${root}/brokerbench" db psql -XAtc "$1"; }
 # fails_saying PATTERN COMMAND...: exits 1, saying PATTERN on stderr (kept in ${data}/err).

@@ -26,6 +26,8 @@ set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 # shellcheck source=tests/controller/lib/check.sh
 source "${root}/tests/controller/lib/check.sh"
+# shellcheck source=tests/controller/lib/data_dir.sh
+source "${root}/tests/controller/lib/data_dir.sh"
 
 usage_exit() {
   printf 'Usage: tests/pg_version.sh MAJOR %s MAJOR [--check-db] [--run]\n' "$0" >&2
@@ -44,14 +46,7 @@ for option in "$@"; do
   esac
 done
 
-data="$(mktemp -d /tmp/bbpg"${major}"test.XXXXXX)"
-chmod 0711 "${data}"
-export BB_DATA_DIR="${data}"
-cleanup() {
-  "${root}/brokerbench" db destroy --yes >/dev/null 2>&1 || true
-  rm -rf -- "${data}"
-}
-trap cleanup EXIT
+own_data_dir "bbpg${major}test"
 
 # The run's default sizing: the smallest database in which every account has the 50 trades
 # Trade-Status reads (with fewer trade days some answer -911, which bb-txn counts as not
