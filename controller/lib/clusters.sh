@@ -1,6 +1,7 @@
 # shellcheck shell=bash
-# The embedded clusters of `bench overhead`'s two kits (ours and --baseline's, each with its own
-# var/): sourced by controller/bench-overhead; needs lib/common.sh and BB_ROOT, BB_DATA_DIR.
+# The embedded clusters of `bench overhead`'s variants (ours; --baseline's, in its kit's var/;
+# each --days size's, in ${BB_DATA_DIR}/bench/days-D): sourced by controller/bench-overhead;
+# needs lib/common.sh and BB_ROOT, BB_DATA_DIR.
 
 # stop_cluster KIT DATA WORK: stops the embedded cluster KIT keeps in DATA, if there is one.
 stop_cluster() { [[ ! -d "$2/pg" ]] || BB_DATA_DIR="$2" "$1/brokerbench" db stop >>"$3/db-stop.log" 2>&1 || true; }
@@ -18,4 +19,33 @@ fresh_databases() {
   BB_BUILD_DIR="$(default_build_dir "${baseline}")" BB_DATA_DIR="${baseline}/var" \
     "${baseline}/brokerbench" build-db --drop --customers 1000 --initial-trade-days 20 \
     >>"${log}" 2>&1 || die "bench overhead: loading the baseline's failed (${log})"
+}
+
+# variant_data VARIANT BASELINE: the data directory of VARIANT's cluster (BASELINE: its kit).
+variant_data() {
+  case "$1" in
+    baseline) printf '%s/var\n' "$2" ;;
+    [0-9]*d) printf '%s/bench/days-%s\n' "${BB_DATA_DIR}" "${1%d}" ;;
+    *) printf '%s\n' "${BB_DATA_DIR}" ;;
+  esac
+}
+
+# stop_other_clusters VARIANT BASELINE WORK VARIANTS...: stops every variant's cluster but
+# VARIANT's, so that only the measured one runs.
+stop_other_clusters() {
+  local variant="$1" baseline="$2" work="$3" v data kit
+  shift 3
+  data=$(variant_data "${variant}" "${baseline}")
+  for v in "$@"; do
+    [[ "$(variant_data "${v}" "${baseline}")" != "${data}" ]] || continue
+    kit="${BB_ROOT}"
+    [[ "${v}" != baseline ]] || kit="${baseline}"
+    stop_cluster "${kit}" "$(variant_data "${v}" "${baseline}")" "${work}"
+  done
+}
+
+# stop_days_clusters: stops the --days sizes' clusters (at the end of the bench).
+stop_days_clusters() {
+  local d
+  for d in "${BB_DATA_DIR}"/bench/days-*; do stop_cluster "${BB_ROOT}" "${d}" "${BB_DATA_DIR}/bench"; done
 }
