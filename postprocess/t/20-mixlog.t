@@ -117,6 +117,34 @@ subtest 'signed and unsigned fields' => sub {
   like($p->[0]{reason}, qr/response_us is negative: '-5'/, 'a negative response time is named');
 };
 
+# The reader's first match takes unsigned fields and no retries only (the common row); a sign
+# or retries send a row to the second, and both must count it alike.
+subtest 'a sign in status, user or wait, and retries: every such row counted' => sub {
+  my $path = "$dir/signs-ce.csv";
+  write_log_v2($path,
+    row(T0, 'TS', 'invalid', 100, inputs => ''),                  # status -911, retries 0
+    row(T0 + 1, 'TS', 'invalid', 200, retries => 2, inputs => ''),
+    row(T0 + 2, 'TS', 'ok', 300, user => -7, inputs => ''),
+    row(T0 + 3, 'TS', 'ok', 400, retries => 1, user => -7, inputs => ''),
+    row(T0 + 4, 'TS', 'ok', 500, user => '-', inputs => ''),      # a sign alone: refused
+    row(T0 + 5, 'TS', 'ok', 600, status => '-', inputs => ''));
+  my ($sum, $g, $p) = read_one($path, 'ce');
+  is($sum->{rows}, 4, 'the four good rows counted');
+  my $c = of_code($g, 'TS');
+  is_deeply($c->{outcomes}, { invalid => 2, ok => 2 }, 'by outcome');
+  is($c->{retries}, 3, 'retries of both kinds of row');
+  is_deeply([map { $_->{reason} } @$p], ["user is not an integer: '-'",
+                                         "spec_status is not an integer: '-'"],
+            'a sign without digits is named');
+  my $mee = "$dir/signs-mee.csv";
+  write_log_v2($mee, row(T0, 'TR', 'ok', 700, wait => -300, inputs => ''),
+                     row(T0 + 1, 'TR', 'ok', 800, wait => 300, inputs => ''),
+                     row(T0 + 2, 'TR', 'ok', 900, wait => '-', inputs => ''));
+  ($sum, $g, $p) = read_one($mee, 'mee');
+  is($sum->{rows}, 2, 'a negative wait is a row');
+  is_deeply([map { $_->{reason} } @$p], ["wait_us is not an integer: '-'"], 'wait - named');
+};
+
 subtest 'unknown version and wrong headers refuse the file' => sub {
   write_file("$dir/v3.csv", "# brokerbench mix log v3\nstart_us,code\n" . row(T0, 'TS', 'ok', 1) . "\n");
   my ($sum, $store, $p) = read_one("$dir/v3.csv", 'ce');

@@ -106,7 +106,10 @@ sub read_mix_log {
   while (1) {
     # The hot loop of the post-processor: one pass over every row. $text is $buf, or $one.
     # Reading a capture costs as much as a tenth of the match: each is read once, and the
-    # retries (rarely not 0) only when the match that wants 0 fails. The quantifiers are
+    # retries (rarely not 0) only when the match that wants 0 fails. That first match also
+    # takes no sign in spec_status, user and wait_us (each optional "-" costs a twentieth of
+    # the match): a row with one (an invalid status, the customer emulator's user -1, a
+    # negative wait) goes to the second, which takes every good row. The quantifiers are
     # possessive (a field's characters never backtrack: a comma follows each).
     # $1 start_us, $2 "code,spec_status,outcome", $3 response_us, $4 retries, $5 wait_us,
     # $6 ",inputs" (v2) or '' (v1).
@@ -115,7 +118,7 @@ sub read_mix_log {
     my ($retries, $x, $ci, $t, $r, $e, $in, $kind, $w, $aw, $ws) = (0);
     for my $text (pos($one) ? $one : $buf) {
       while (1) {
-        if ($text =~ /\G(\d{1,19}+),([A-Z]{2},-?\d{1,10}+,[a-z_]{2,16}+),(\d{1,19}+),0(),-?\d{1,19}+,(-?\d{1,19}+)(,[0-9A-Za-z ]{0,39}+|)\n/gc) {
+        if ($text =~ /\G(\d{1,19}+),([A-Z]{2},\d{1,10}+,[a-z_]{2,16}+),(\d{1,19}+),0(),\d{1,19}+,(\d{1,19}+)(,[0-9A-Za-z ]{0,39}+|)\n/gc) {
         } elsif ($text =~ /\G(\d{1,19}+),([A-Z]{2},-?\d{1,10}+,[a-z_]{2,16}+),(\d{1,19}+),(\d{1,10}+),-?\d{1,19}+,(-?\d{1,19}+)(,[0-9A-Za-z ]{0,39}+|)\n/gc) {
           $retries = $4 + 0;
         } else {
