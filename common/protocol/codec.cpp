@@ -19,12 +19,8 @@ namespace bb::protocol {
 // ---------------------------------------------------------------------------------------------
 // Writer and Reader.
 
+// The fixed buffer's room for `size` more bytes, or null once it has overflowed.
 uint8_t* Writer::Extend(size_t size) {
-  if (vector_ != nullptr) {
-    const size_t old = vector_->size();
-    vector_->resize(old + size);
-    return vector_->data() + old;
-  }
   if (overflowed_ || size > fixed_.size() - fixed_size_) {
     overflowed_ = true;
     return nullptr;
@@ -35,17 +31,22 @@ uint8_t* Writer::Extend(size_t size) {
 }
 
 void Writer::Put(uint64_t v, size_t width) {
-  uint8_t* p = Extend(width);
-  if (p == nullptr) return;
-  for (size_t i = 0; i < width; ++i) p[i] = static_cast<uint8_t>(v >> (8 * i));
+  uint8_t bytes[8];
+  for (size_t i = 0; i < width; ++i) bytes[i] = static_cast<uint8_t>(v >> (8 * i));
+  PutBytes(bytes, width);
 }
 
 void Writer::PutF64(double v) { PutU64(std::bit_cast<uint64_t>(v)); }
 
+// A vector grows by insert, not resize, which would first zero the bytes about to be written.
 void Writer::PutBytes(const void* data, size_t size) {
   if (size == 0) return;
-  uint8_t* p = Extend(size);
-  if (p != nullptr) std::memcpy(p, data, size);
+  const auto* bytes = static_cast<const uint8_t*>(data);
+  if (vector_ != nullptr) {
+    vector_->insert(vector_->end(), bytes, bytes + size);
+  } else if (uint8_t* p = Extend(size)) {
+    std::memcpy(p, bytes, size);
+  }
 }
 
 void Writer::Truncate(size_t size) {

@@ -56,7 +56,7 @@ class Writer {
   std::span<const uint8_t> bytes() const;
 
  private:
-  uint8_t* Extend(size_t size);
+  uint8_t* Extend(size_t size);  // the fixed buffer only
   void Put(uint64_t v, size_t width);
 
   std::vector<uint8_t>* vector_ = nullptr;
