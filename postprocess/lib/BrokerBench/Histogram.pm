@@ -103,10 +103,11 @@ sub add_into {
     unshift @$sc, (0) x ($so - $ho);
     $sum->[0] = $so = $ho;
   }
-  my $d = $ho - $so;
-  push @$sc, (0) x ($d + @$hc - @$sc) if $d + @$hc > @$sc;
-  for my $i (0 .. $#$hc) {
-    $sc->[ $d + $i ] += $hc->[$i] if $hc->[$i];
+  my $j = $ho - $so;
+  push @$sc, (0) x ($j + @$hc - @$sc) if $j + @$hc > @$sc;
+  for (@$hc) {    # most buckets are empty: a loop over the elements, not their indices
+    $sc->[$j] += $_ if $_;
+    $j++;
   }
   return $sum;
 }
@@ -138,12 +139,13 @@ sub hist_percentile {
     $k < 1 ? 1 : $k > $n ? $n : $k;
   } @p;
   my ($off, $c) = @$h;
-  my ($seen, $j, @v) = (0, 0);
-  for my $i (0 .. $#$c) {
-    next unless $c->[$i];
-    $seen += $c->[$i];
+  my ($seen, $j, $i, @v) = (0, 0, $off - 1);
+  for (@$c) {    # $i: the bucket
+    $i++;
+    next unless $_;
+    $seen += $_;
     while ($j < @rank && $seen >= $rank[$j]) {
-      push @v, bucket_high($off + $i);
+      push @v, bucket_high($i);
       $j++;
     }
     last if $j == @rank;
@@ -176,29 +178,35 @@ sub hist_summary {
 # values of either sign, each its bucket's value (a negative one -(its magnitude's lowest)).
 sub signed_summary {
   my ($pos, $neg, %x) = @_;
-  my @vals;
-  for my $i (reverse 0 .. $#{ $neg->[1] }) {
-    push @vals, [-bucket_low($neg->[0] + $i), $neg->[1][$i]] if $neg->[1][$i];
-  }
-  for my $i (0 .. $#{ $pos->[1] }) {
-    push @vals, [bucket_high($pos->[0] + $i), $pos->[1][$i]] if $pos->[1][$i];
-  }
-  my $count = 0;
-  $count += $_->[1] for @vals;
+  my $count = hist_count($pos) + hist_count($neg);
   my %s = (n => $count, map { ($_ => undef) } qw(mean min max p50 p90 p95 p99));
   return \%s unless $count;
-  for my $p (50, 90, 95, 99) {
-    my $rank = int(($count * $p + 99) / 100) || 1;
-    my $seen = 0;
-    for my $v (@vals) {
-      $seen += $v->[1];
-      next if $seen < $rank;
-      $s{"p$p"} = $v->[0];
-      last;
-    }
+  # The buckets in the values' order: the negative ones from the largest magnitude, then the
+  # others; a bucket's value is worked out only when a figure takes it (one a tick, per wait).
+  my @p = (50, 90, 95, 99);
+  my @rank = ((map { int(($count * $_ + 99) / 100) || 1 } @p), 9e99);
+  my ($seen, $j) = (0, 0);
+  my ($no, $nc) = @$neg;
+  my $neg_top = top_bucket($neg);
+  my $neg_low;
+  for (my $i = $#$nc; $i >= 0; $i--) {
+    my $c = $nc->[$i] or next;
+    $neg_low = $i;
+    $seen += $c;
+    $s{"p$p[$j++]"} = -bucket_low($no + $i) while $seen >= $rank[$j];
   }
-  $s{min}  = $vals[0][0];
-  $s{max}  = $vals[-1][0];
+  my ($po, $pc) = @$pos;
+  my $pos_low;
+  for my $i (0 .. $#$pc) {
+    my $c = $pc->[$i] or next;
+    $pos_low //= $i;
+    last if $j == @p;
+    $seen += $c;
+    $s{"p$p[$j++]"} = bucket_high($po + $i) while $seen >= $rank[$j];
+  }
+  my $pos_top = top_bucket($pos);
+  $s{min}  = defined $neg_top ? -bucket_low($neg_top) : bucket_high($po + $pos_low);
+  $s{max}  = defined $pos_top ? bucket_high($pos_top) : -bucket_low($no + $neg_low);
   $s{mean} = defined $x{sum} ? $x{sum} / $count : undef;
   return \%s;
 }
