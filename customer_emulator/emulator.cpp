@@ -153,6 +153,12 @@ Status Emulator::Impl::Run() {
 
   Status closed = log_->Close();
   if (status_.ok() && !closed.ok()) status_ = closed;
+  // Last, once every row is on disk: a record says its mix log is whole.
+  const std::string record = EndOfRunRecord::PathFor(o.mix_log);
+  if (Status written = EndRecord().Write(record); !written.ok()) {
+    spdlog::error("{}", written.message());
+    if (status_.ok()) status_ = written;
+  }
   return status_;
 }
 
@@ -171,6 +177,7 @@ void Emulator::Impl::WaitForSignal() {
       return;
     }
     spdlog::info("signal {}: stopping", signal);
+    signalled_ = true;
     BeginStop();
     // A second signal cuts the wait short; none is awaited once the run is over (Finish may
     // have run inside BeginStop), or io_.run() would never return.

@@ -64,6 +64,11 @@
 //    in-flight count and the phase where they are kept, with no lock and no copy made unless
 //    somebody scrapes. The only cost per transaction is one more histogram (fixed bounds, for
 //    aggregation) beside the summary's LatencyHistogram. It closes with the run.
+//  * The end-of-run record (EndOfRunRecord, postprocess/MIXLOG.md): once the mix log is closed,
+//    the run's totals (sent, rows, replies, errors, in flight, how it stopped: duration, signal,
+//    request for Stop(), or error with its message) go to the mix log's name with ".end" for
+//    ".csv", whole or not at all; a killed emulator leaves none. The programs that account for
+//    the requests read it; the summary text is for people and nothing parses it.
 //  * A mix log that cannot be written (its writer flushes every 100 ms and reports the first
 //    error) ends the run at once with that error: no wait for outstanding replies.
 //

@@ -21,6 +21,7 @@
 #include "common/protocol/frame.h"
 #include "common/util/asio.h"
 #include "common/util/clock.h"
+#include "common/util/end_of_run_record.h"
 #include "common/util/metrics_server.h"
 #include "common/util/mix_log.h"
 #include "common/workload/inputs.h"
@@ -77,6 +78,8 @@ class Emulator::Impl {
   const RunSummary& summary() const { return *summary_; }
   std::string MetricsText() const;
   uint16_t metrics_port() const { return metrics_port_.load(); }
+  // summary.cpp: the end-of-run record's totals (emulator.h), once the run is over.
+  EndOfRunRecord EndRecord() const;
 
   // --- called by Connection, on the I/O thread ---
   void OnHelloReply(Connection& c, const std::string& component);
@@ -162,6 +165,7 @@ class Emulator::Impl {
   bool stopping_ = false;
   bool finished_ = false;
   std::atomic<bool> stop_requested_{false};
+  bool signalled_ = false;  // SIGTERM or SIGINT stopped the run (the record's "stop")
   Status status_;
   int64_t progress_last_us_ = 0;
   int64_t progress_last_replies_ = 0;

@@ -1,6 +1,7 @@
 // The Customer Emulator's accounts (emulator.h): each request's mix row and counts, the progress
-// line, the metrics endpoint's exposition and the final summary.
+// line, the metrics endpoint's exposition, the end-of-run record and the final summary.
 #include <algorithm>
+#include <filesystem>
 #include <string_view>
 
 #include <fmt/format.h>
@@ -123,6 +124,39 @@ std::string Emulator::Impl::MetricsText() const {
   text.StateSet("brokerbench_phase", "Where the customer emulator is in the run", kPhases,
                 PhaseIndex());
   return text.Finish();
+}
+
+// The end-of-run record (postprocess/MIXLOG.md): what the summary says, for the programs that
+// account for the requests; the summary text is for people and nothing parses it.
+EndOfRunRecord Emulator::Impl::EndRecord() const {
+  const RunSummary& s = *summary_;
+  EndOfRunRecord r;
+  r.Add("program", "bb-customer-emulator");
+  r.Add("mix_log", std::filesystem::path(options_.mix_log).filename().string());
+  // How it stopped: an error that ended the run, else a signal, a Stop() call, or the end of
+  // the measured duration (or of the connections, with no error: nothing left to send on).
+  r.Add("stop", !status_.ok()            ? "error"
+                : signalled_             ? "signal"
+                : stop_requested_.load() ? "request"
+                                         : "duration");
+  if (!status_.ok()) r.Add("error", status_.message());
+  r.Add("sent", s.sent);
+  r.Add("rows", s.rows);
+  r.Add("replies", s.replies);
+  r.Add("errors", s.errors);
+  r.Add("invalid", s.invalid);
+  r.Add("in_flight", outstanding_);
+  r.Add("unexpected_replies", s.unexpected_replies);
+  r.Add("users", static_cast<int64_t>(users_.size()));
+  r.Add("users_started", static_cast<int64_t>(s.users_started));
+  r.Add("started", static_cast<int64_t>(s.started ? 1 : 0));
+  r.Add("measured_s", s.measured_seconds);
+  r.Add("measured_transactions", s.measured_transactions);
+  r.Add("dispatch_count", s.dispatch_lateness.count());
+  r.Add("dispatch_lateness_p50_us", s.dispatch_lateness.Percentile(0.5));
+  r.Add("dispatch_lateness_p99_us", s.dispatch_lateness.Percentile(0.99));
+  r.Add("dispatch_lateness_max_us", s.dispatch_lateness.max());
+  return r;
 }
 
 std::string Emulator::SummaryText() const {

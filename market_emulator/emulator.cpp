@@ -77,6 +77,7 @@ Status MarketEmulator::Impl::Run() {
   signals_.async_wait([this](error_code ec, int signo) {
     if (ec) return;
     spdlog::info("signal {}: stopping", signo);
+    signalled_ = true;
     BeginShutdown();
   });
   last_summary_ = Clock::now();
@@ -87,6 +88,15 @@ Status MarketEmulator::Impl::Run() {
   if (!failure_.ok()) result = failure_;  // the error that stopped the run comes first
   if (Status closed = failed_.Close(); !closed.ok() && result.ok()) result = closed;
   if (result.ok()) result = pending_written_;
+  // Last, once every file is closed: a record says the others are whole. Not when the run never
+  // reached its end (the I/O loop cannot stop otherwise, but a record must not claim it).
+  if (finished_) {
+    const std::string record = EndOfRunRecord::PathFor(options_.out_dir + "/" + kMixLogName);
+    if (Status written = EndRecord(result).Write(record); !written.ok()) {
+      spdlog::error("{}", written.message());
+      if (result.ok()) result = written;
+    }
+  }
   return result;
 }
 

@@ -22,8 +22,10 @@
 //
 // Every order received ends completed (its Trade-Result answered ok), failed, pending at stop,
 // or, a limit order whose limit the curve reached, triggered into the ticker (the BH sends it
-// back as an order to process); the final log line counts the orders received and the limit
-// orders triggered, so the report can account for each (postprocess/README.md).
+// back as an order to process); the end-of-run record (<out>/mix-mee.end, EndOfRunRecord,
+// postprocess/MIXLOG.md) counts the orders received and the limit orders triggered, so the
+// report can account for each (postprocess/README.md). The final log line says the same for
+// people; nothing parses it.
 //
 // Nothing is lost silently. An order refused at the cap, a delivery whose connection broke
 // while it was in flight (it may or may not have run: it is not sent twice), and, at stop, a
@@ -44,7 +46,9 @@
 // Stop (SIGTERM, SIGINT or Stop()): stop accepting orders and close the BH order connections,
 // stop the order timers, give the due backlog and the requests in flight up to
 // --drain-seconds to be delivered, write what is left to pending-trades.csv or
-// failed-trades.csv, write the STOP marker and close the mix log with every row written.
+// failed-trades.csv, write the STOP marker and close the mix log with every row written, then
+// write the end-of-run record (stop=signal, request for Stop(), or error with its message): it
+// exists only once every other file is whole; a killed emulator leaves none.
 // A file that cannot be written (a full disk: the mix log's writer sees it within 100 ms,
 // failed-trades.csv, line-buffered so that a killed emulator keeps its lines, at the line) stops
 // it at once, without the drain, and Run returns that error.
@@ -84,8 +88,9 @@ struct EmulatorOptions {
   workload::Sizing sizing;
   uint64_t seed = workload::seeds::kDefault;
   size_t max_pending = 1'000'000;
-  std::string out_dir = ".";  // mix-mee.csv, failed-trades.csv and pending-trades.csv go here
-  std::string port_file;      // the bound order port is written here once listening
+  // mix-mee.csv, failed-trades.csv, pending-trades.csv and mix-mee.end go here
+  std::string out_dir = ".";
+  std::string port_file;  // the bound order port is written here once listening
   // The OpenMetrics endpoint: none unless set; port 0 takes one the system picks, written to
   // metrics_port_file (when given) once listening.
   std::optional<HostPort> metrics_listen;

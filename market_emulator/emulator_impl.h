@@ -16,6 +16,7 @@
 #include "common/net/link.h"
 #include "common/util/accept_loop.h"
 #include "common/util/asio.h"
+#include "common/util/end_of_run_record.h"
 #include "common/util/latency_histogram.h"
 #include "common/util/metrics_histogram.h"
 #include "common/util/metrics_server.h"
@@ -106,6 +107,9 @@ class MarketEmulator::Impl {
   void WriteUnfinished();
   void Fail(int64_t trade_id, std::string_view code, std::string_view reason);
   Status WritePending(const std::string& text);
+  // The end-of-run record (emulator.h), written by Run once every file is closed; `result`: what
+  // Run returns (an error stopped it).
+  EndOfRunRecord EndRecord(const Status& result) const;
   // Counts a mix row for the metrics endpoint; `reply`: the BH answered it.
   void CountRow(const MixRow& row, bool is_tr, bool reply);
 
@@ -130,6 +134,7 @@ class MarketEmulator::Impl {
   Status failure_;          // a file that could not be written: the run stopped on it
   bool stopping_ = false;
   bool finished_ = false;
+  bool signalled_ = false;  // SIGTERM or SIGINT stopped it (the record's "stop")
   Clock::time_point last_refusal_log_{};
   int64_t refusals_unlogged_ = 0;
   // For the summary's rates: valid Trade-Result replies (ok, rollback, warning, as the report

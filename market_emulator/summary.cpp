@@ -1,5 +1,5 @@
 // The market emulator's reports: the periodic summary line, the metrics endpoint's exposition,
-// the failed and pending trade files and the final line (emulator.h).
+// the failed and pending trade files, the end-of-run record and the final line (emulator.h).
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -52,6 +52,30 @@ void MarketEmulator::Impl::WriteUnfinished() {
       failed_.lines(), kFailedName);
 }
 
+// The end-of-run record (postprocess/MIXLOG.md): the final line's figures, for the programs that
+// account for the orders; the line is for people and nothing parses it.
+EndOfRunRecord MarketEmulator::Impl::EndRecord(const Status& result) const {
+  EndOfRunRecord r;
+  r.Add("program", "bb-market-emulator");
+  r.Add("mix_log", kMixLogName);
+  r.Add("stop", !result.ok() ? "error" : signalled_ ? "signal" : "request");
+  if (!result.ok()) r.Add("error", result.message());
+  r.Add("orders_received", stats_.orders_received.load());
+  r.Add("limit_orders_triggered", floor_.limits_triggered());
+  r.Add("orders_refused", stats_.orders_refused.load());
+  r.Add("trade_results_sent", stats_.trade_results_sent.load());
+  r.Add("trade_results_delivered", stats_.trade_results_delivered.load());
+  r.Add("market_feeds_delivered", stats_.market_feeds_delivered.load());
+  r.Add("delivery_errors", stats_.delivery_errors.load());
+  r.Add("resent", stats_.resent.load());
+  r.Add("lost_in_flight", stats_.lost_in_flight.load());
+  r.Add("in_flight", static_cast<int64_t>(InFlightCount()));
+  r.Add("pending", stats_.pending_at_stop.load());
+  r.Add("unsent_at_stop", stats_.unfinished_at_stop.load() - stats_.pending_at_stop.load());
+  r.Add("failed_lines", failed_.lines());
+  return r;
+}
+
 void MarketEmulator::Impl::Fail(int64_t trade_id, std::string_view code, std::string_view reason) {
   // Line-buffered, so a full disk shows here at once. Posted: our caller may be in the middle of
   // a delivery that the stop would tear down.
@@ -85,7 +109,8 @@ void MarketEmulator::Impl::Summary() {
     const double seconds = std::chrono::duration<double>(now - last_summary_).count();
     const int64_t mf = stats_.market_feeds_delivered.load();
     const size_t in_flight = InFlightCount();
-    // controller/run shows "TR/s" and "TR p90" of the latest line in its progress line.
+    // For people: nothing parses this line (the controller's progress line scrapes the metrics
+    // endpoint, the report reads the end-of-run record).
     spdlog::info(
         "pending {} (timers {}, triggers {}), due-unsent {}, in flight {}, TR/s {:.1f}, TR p90 {}, "
         "MF/s {:.1f}, received {}, refused {}, errors {}, lost in flight {}, busy {}, re-sent {}, "

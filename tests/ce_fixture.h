@@ -24,10 +24,12 @@
 #include <unistd.h>
 
 #include "common/util/asio.h"
+#include "common/util/end_of_run_record.h"
 #include "common/workload/ids.h"
 #include "common/workload/person.h"
 #include "customer_emulator/emulator.h"
 #include "tests/ce_test_support.h"
+#include "tests/support/end_record_file.h"
 #include "tests/support/openmetrics_check.h"
 
 namespace bb::ce_test {

@@ -38,7 +38,23 @@ TEST(CustomerEmulator, ABrokerageHouseDyingMidRunGivesNetErrorRowsAndACleanExit)
   EXPECT_EQ(net_errors, sum.count_by_outcome[static_cast<int>(protocol::Outcome::kNetError)]);
   EXPECT_GT(sum.replies, 100);
   EXPECT_NE(log.MarkerTime("STOP"), -1);
+  // The end-of-run record beside the mix log: the error that ended the run, and its totals.
+  const std::string record_path = EndOfRunRecord::PathFor(path);
+  const auto record = testing::ReadEndRecordFile(record_path);
+  ASSERT_TRUE(record.exists) << record_path;
+  EXPECT_EQ(record.header, "# brokerbench end-of-run record v1");
+  EXPECT_EQ(record.bad_lines, "");
+  EXPECT_EQ(record["program"], "bb-customer-emulator");
+  EXPECT_EQ(record["mix_log"], std::filesystem::path(path).filename().string());
+  EXPECT_EQ(record["stop"], "error");
+  EXPECT_THAT(record["error"], HasSubstr("lost every connection to the Brokerage House"));
+  EXPECT_EQ(record["sent"], std::to_string(sum.sent));
+  EXPECT_EQ(record["rows"], std::to_string(log.rows.size()));
+  EXPECT_EQ(record["replies"], std::to_string(sum.replies));
+  EXPECT_EQ(record["errors"], std::to_string(sum.errors));
+  EXPECT_EQ(record["in_flight"], "0");
   std::filesystem::remove(path);
+  std::filesystem::remove(record_path);
 }
 
 TEST(CustomerEmulator, StopsOnRequestAndStillWritesEveryRow) {
@@ -62,7 +78,23 @@ TEST(CustomerEmulator, StopsOnRequestAndStillWritesEveryRow) {
   EXPECT_EQ(emulator.summary().rows, emulator.summary().replies);
   EXPECT_NE(log.MarkerTime("START"), -1);
   EXPECT_NE(log.MarkerTime("STOP"), -1);
+  const auto& sum = emulator.summary();
+  const std::string record_path = EndOfRunRecord::PathFor(path);
+  const auto record = testing::ReadEndRecordFile(record_path);
+  ASSERT_TRUE(record.exists) << record_path;
+  EXPECT_EQ(record.bad_lines, "");
+  EXPECT_EQ(record["stop"], "request");
+  EXPECT_EQ(record["error"], "(none)");
+  EXPECT_EQ(record["sent"], std::to_string(log.rows.size()));
+  EXPECT_EQ(record["rows"], std::to_string(log.rows.size()));
+  EXPECT_EQ(record["users"], "50");
+  EXPECT_EQ(record["users_started"], std::to_string(sum.users_started));
+  EXPECT_EQ(record["started"], "1");
+  EXPECT_EQ(record["measured_transactions"], std::to_string(sum.measured_transactions));
+  EXPECT_EQ(record["dispatch_count"], std::to_string(sum.dispatch_lateness.count()));
+  EXPECT_FALSE(std::filesystem::exists(record_path + ".part"));
   std::filesystem::remove(path);
+  std::filesystem::remove(record_path);
 }
 
 TEST(CustomerEmulator, RefusesABrokerageHouseWithAnotherSizingNamingBoth) {

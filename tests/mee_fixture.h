@@ -25,10 +25,12 @@
 #include <unistd.h>
 
 #include "brokerage_house/server.h"
+#include "common/util/end_of_run_record.h"
 #include "common/util/mix_log.h"
 #include "common/workload/market.h"
 #include "market_emulator/emulator.h"
 #include "tests/support/bh_client.h"
+#include "tests/support/end_record_file.h"
 #include "tests/support/hostile_peer.h"
 #include "tests/support/in_process_server.h"
 #include "tests/support/openmetrics_check.h"
@@ -108,6 +110,11 @@ class RunningMee {
     return delivered_;
   }
   bool Has(const char* name) const { return std::filesystem::exists(dir_ / name); }
+  // The end-of-run record beside the mix log (it exists only once the emulator has stopped).
+  testing::EndRecordFile EndRecord() const {
+    return testing::ReadEndRecordFile(
+        EndOfRunRecord::PathFor((dir_ / mee::MarketEmulator::kMixLogName).string()));
+  }
   std::string ReadFile(const char* name) const {
     std::ifstream in(dir_ / name);
     std::stringstream s;

@@ -44,6 +44,20 @@ TEST(MarketEmulator, EveryMarketOrderGetsExactlyOneTradeResultAndAFeedPerTen) {
   EXPECT_EQ(m.users, (std::set<int64_t>{0, 1, 2}));  // every delivery connection was used
   EXPECT_EQ(mee.ReadFile(mee::MarketEmulator::kFailedName), "trade_id,code,reason\n");
   EXPECT_EQ(mee.ReadFile(mee::MarketEmulator::kPendingName), "trade_id,code,state\n");
+  const auto record = mee.EndRecord();
+  ASSERT_TRUE(record.exists);
+  EXPECT_EQ(record.header, "# brokerbench end-of-run record v1");
+  EXPECT_EQ(record.bad_lines, "");
+  EXPECT_EQ(record["program"], "bb-market-emulator");
+  EXPECT_EQ(record["mix_log"], "mix-mee.csv");
+  EXPECT_EQ(record["stop"], "request");
+  EXPECT_EQ(record["orders_received"], std::to_string(kOrders));
+  EXPECT_EQ(record["limit_orders_triggered"], "0");
+  EXPECT_EQ(record["trade_results_delivered"], std::to_string(kOrders));
+  EXPECT_EQ(record["market_feeds_delivered"], std::to_string(kOrders / 10));
+  EXPECT_EQ(record["pending"], "0");
+  EXPECT_EQ(record["failed_lines"], "0");
+  EXPECT_EQ(record["in_flight"], "0");
 }
 
 TEST(MarketEmulator, RefusesAHelloWithAnotherSizingNamingBoth) {
@@ -103,6 +117,7 @@ TEST(MarketEmulator, AtTheStopOrdersStillInTheMarketArePendingAndUnsentResultsFa
   EXPECT_EQ(overloaded, 12);
   // Written only at the end: a market emulator killed before it has none.
   EXPECT_FALSE(mee.Has(mee::MarketEmulator::kPendingName));
+  EXPECT_FALSE(mee.EndRecord().exists);
   mee.Stop();
   auto failed = ByTrade(mee.ReadFile(mee::MarketEmulator::kFailedName), "trade_id,code,reason");
   auto pending = ByTrade(mee.ReadFile(mee::MarketEmulator::kPendingName), "trade_id,code,state");
@@ -124,6 +139,16 @@ TEST(MarketEmulator, AtTheStopOrdersStillInTheMarketArePendingAndUnsentResultsFa
   }
   EXPECT_EQ(mee.stats().unfinished_at_stop.load(), 48);
   EXPECT_EQ(mee.stats().pending_at_stop.load(), static_cast<int64_t>(pending.size()));
+  // The record counts what the files hold: every order received ends in one of them.
+  const auto record = mee.EndRecord();
+  ASSERT_TRUE(record.exists);
+  EXPECT_EQ(record["orders_received"], std::to_string(mee.stats().orders_received.load()));
+  EXPECT_EQ(record["orders_refused"], "12");
+  EXPECT_EQ(record["pending"], std::to_string(pending.size()));
+  EXPECT_EQ(record["unsent_at_stop"], std::to_string(48 - pending.size()));
+  const std::string failed_text = mee.ReadFile(mee::MarketEmulator::kFailedName);
+  EXPECT_EQ(record["failed_lines"],
+            std::to_string(std::count(failed_text.begin(), failed_text.end(), '\n') - 1));
 }
 
 TEST(MarketEmulator, ABrokerageHouseRestartLosesNoOrderSilently) {
