@@ -297,12 +297,6 @@ sub end_of_run_blocks {
     push @blocks, { t => 'p', text => "Pending at the end: unknown: the market emulator on "
                     . "$unknown wrote no pending-trades.csv, so it never reached its end (it was "
                     . 'killed or died; the last lines of its mee.log may say more).'
-                    . join('', map {
-                        my $l = $_->{last_summary};
-                        $l ? " At its last summary line ($l->{time}) it held $l->{pending} "
-                             . "pending, $l->{due} due and $l->{in_flight} in flight."
-                           : ''
-                      } grep { $_->{status} eq 'unfinished' } @{ $rec->{hosts} // [] })
                     . ($rec && $rec->{open_in_database}
                        ? " The database left $rec->{open_in_database}{total} trades open after "
                          . 'the run (db/after/open-trades.csv).' : '') };

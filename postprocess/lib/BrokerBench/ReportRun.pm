@@ -134,7 +134,8 @@ sub reconciliation_section {
       $ce->{status} eq 'not available' ? "not checked ($ce->{why})"
       : $ce->{status} eq 'unknown'
         ? 'requests sent unknown: ' . join(', ', @{ $ce->{unfinished} }) . ' never reached its '
-          . 'end (no summary line in its ce.log: killed or died). Its mix log accounts for '
+          . 'end (no end-of-run record beside its mix log: killed or died). Its mix log '
+          . 'accounts for '
           . "$ce->{accounted} = $terms; requests in flight when it stopped have no row."
       : "$ce->{sent} requests sent = $terms"
         . ($ce->{holds} ? ': holds.'
@@ -155,15 +156,8 @@ sub reconciliation_section {
       $text = "not checked ($m->{why})";
     } elsif ($m->{status} eq 'unknown' && @{ $m->{unfinished} // [] }) {
       $text = 'orders received unknown: ' . join(', ', @{ $m->{unfinished} }) . ' never reached '
-              . "its end (killed or died). Known: $known so far.";
-      for my $h (grep { $_->{status} eq 'unfinished' } @{ $m->{hosts} }) {
-        my $l = $h->{last_summary};
-        $text .= $l ? sprintf(' Its last summary line (%s): %d received, %d pending (%d timers, '
-                              . '%d triggers), %d due, %d in flight.', $l->{time},
-                              @$l{qw(received pending timers triggers due in_flight)})
-                    : " $h->{dir}/mee.log has no summary line.";
-      }
-      $text .= $open_text;
+              . 'its end (no end-of-run record beside its mix log: killed or died; the last '
+              . "lines of its mee.log may say more). Known: $known so far.$open_text";
     } elsif ($m->{status} eq 'unknown') {
       $text = "pending at the end unknown (no pending-trades.csv). Known: $known.$open_text";
     } else {
@@ -177,11 +171,12 @@ sub reconciliation_section {
   return { id => 'reconciliation', title => 'Every request accounted for', blocks => [
     { t => 'kv', rows => \@kv },
     { t => 'p', text => 'Over the whole run, ramp-up included. Customer emulators: the requests '
-                        . 'each says it sent (the summary line of its ce.log) against the rows '
+                        . 'each says it sent (its end-of-run record) against the rows '
                         . 'of their mix logs by outcome (errors = retry_exhausted + db_error; '
                         . 'lost in flight = net_error: the connection broke or the Brokerage '
                         . 'House refused it; timed out = no reply by the stop). Market emulator: '
-                        . 'the orders it received (mee.log) against those it completed '
+                        . 'the orders it received (its end-of-run record) against those it '
+                        . 'completed '
                         . '(Trade-Result answered ok), failed (failed-trades.csv), held at its '
                         . 'end (pending-trades.csv) and, limit orders whose limit the price '
                         . 'curve reached, triggered into the ticker: the Brokerage House sends '
@@ -318,7 +313,7 @@ sub checks_rows {
   $row->('steady throughput', '6.6.3', $st_text, $st->{skipped});
   my @unchecked = grep { ($r->{reconciliation}{$_}{status} // '') eq 'not available' } qw(ce mee);
   $row->('reconciliation', 'MIXLOG.md', 'every request sent and order received accounted for',
-         @unchecked == 2 ? 'no emulator logs' : undef);
+         @unchecked == 2 ? 'no end-of-run records' : undef);
   my $x = $r->{db_trade_count};
   $row->('metric in the database', '6.6.8',
          $x->{checked} ? sprintf('%d trades completed in the MI, %+.2f %% from the mix logs '

@@ -9,8 +9,9 @@ package BrokerBench::RunCopies;
 # The MI is [the latest START, the earliest STOP] of the customer emulator logs, L its length.
 # A row inside the MI (start >= MI start, end <= MI end) is written N times, shifted by 0, L,
 # ..., (N-1) L; a row that ends after the MI's end, and every STOP marker, is shifted by
-# (N-1) L; everything else stays. run.conf's finished_utc and duration_s, the emulators'
-# counts in ce.log (sent, rows) and mee.log (orders received), and the trades the database
+# (N-1) L; everything else stays. run.conf's finished_utc and duration_s, the counts of the
+# emulators' end-of-run records (MIXLOG.md) that the report reconciles (sent and rows of a
+# customer emulator's, orders_received of the market emulator's), and the trades the database
 # completed (db/after/completed-trades.csv) follow; every other file is copied as it is
 # (the CPU samples, for one, then cover only the first copy). Reads only files, so any version
 # of bb-report can read the result. Memory: the original's rows, once.
@@ -35,8 +36,6 @@ sub role_of {
   return 'mee' if $rel =~ m{(?:\A|/)mix-mee[^/]*\z};
   return '';
 }
-
-sub host_dir { $_[0] =~ m{\A((?:ce|mee)/[^/]+)/} ? $1 : '' }
 
 # The lines of a mix log: (header lines, [[start, rest of the line, end]...], [[t, marker]]).
 sub read_log {
@@ -104,7 +103,7 @@ sub copy_run {
   die "the MI of $from is empty\n" unless $e0 > $s0;
   my $len = $e0 - $s0;
   my $last_shift = ($n - 1) * $len;
-  my (%mi_rows, %tr_ok);    # per emulator directory: rows in the MI, TR rows ok in it
+  my (%mi_rows, %tr_ok);    # per mix log: rows in the MI, TR rows ok in it
   my $written = 0;
   my $in_mi = 0;
   for my $rel (@mix) {
@@ -113,8 +112,8 @@ sub copy_run {
     for my $row (@$rows) {
       if ($row->[0] >= $s0 && $row->[2] <= $e0) {
         push @mi, $row;
-        $mi_rows{ host_dir($rel) }++;
-        $tr_ok{ host_dir($rel) }++ if $row->[1] =~ /\A,TR,[^,]*,ok,/;
+        $mi_rows{$rel}++;
+        $tr_ok{$rel}++ if $row->[1] =~ /\A,TR,[^,]*,ok,/;
       } else {
         push @{ $row->[2] > $e0 ? \@post : \@pre }, $row;
       }
@@ -135,6 +134,7 @@ sub copy_run {
     $written += @pre + $n * @mi + @post;
   }
   %logs = ();
+  my %is_mix = map { $_ => role_of($_) } @mix;
 
   for my $rel (@other) {
     my $dst = "$to/$rel";
@@ -144,14 +144,13 @@ sub copy_run {
       $text =~ s/^(finished_utc=)(\S+)$/$1 . utc_add($2, $last_shift)/me;
       $text =~ s/^(duration_s=)(\d+)$/$1 . int($len * $n \/ $US)/me;
       spew($dst, $text);
-    } elsif ($rel =~ m{\A(ce/[^/]+)/ce\.log\z}) {
-      my $more = ($n - 1) * ($mi_rows{$1} // 0);
-      spew($dst, slurp("$from/$rel") =~ s/; sent (\d+), rows (\d+),/"; sent " . ($1 + $more)
-                                                                 . ', rows ' . ($2 + $more) . ','/ger);
-    } elsif ($rel =~ m{\A(mee/[^/]+)/mee\.log\z}) {
-      my $more = ($n - 1) * ($tr_ok{$1} // 0);
-      spew($dst, slurp("$from/$rel") =~ s/stopped: (\d+) orders received/"stopped: "
-                                                                         . ($1 + $more) . ' orders received'/ger);
+    } elsif (my ($mix) = $rel =~ m{\A(.*)\.end\z}) {
+      # An emulator's end-of-run record beside its mix log (MIXLOG.md): the counts the report
+      # reconciles follow the copies; every other line stays as it is.
+      my $role = $is_mix{"$mix.csv"} // '';
+      my $more = ($n - 1) * ($role eq 'ce' ? $mi_rows{"$mix.csv"} // 0 : $tr_ok{"$mix.csv"} // 0);
+      my $keys = $role eq 'ce' ? qr/sent|rows/ : $role eq 'mee' ? qr/orders_received/ : qr/(?!)/;
+      spew($dst, slurp("$from/$rel") =~ s/^($keys)=(\d+)$/"$1=" . ($2 + $more)/mger);
     } elsif ($rel eq 'db/after/completed-trades.csv') {
       copy_completed("$from/$rel", $dst, $s0, $e0, $n);
     } else {

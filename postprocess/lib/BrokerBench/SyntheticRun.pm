@@ -12,8 +12,8 @@ package BrokerBench::SyntheticRun;
 # percentiles fall in every part of a histogram. Each committed Trade-Order becomes a Trade-Result
 # after a delay (market orders about a second, limit orders up to 30 s); those due after the
 # market emulator stopped are pending. Market-Feeds at 1 % of the mix; a Data-Maintenance
-# every 60 s. Beside the mix logs: run.conf, the emulators' logs with their counts (so every
-# request is accounted for), pending-trades.csv, failed-trades.csv, the trades the database
+# every 60 s. Beside the mix logs: run.conf, the emulators' end-of-run records with their counts
+# (so every request is accounted for), pending-trades.csv, failed-trades.csv, the trades the database
 # completed (db/after/completed-trades.csv), and a CPU sampler's file.
 use strict;
 use warnings;
@@ -90,6 +90,12 @@ sub write_log {
   # In completion order, as the emulators write them.
   print {$fh} "$_->[1]\n" for sort { $a->[0] <=> $b->[0] } @$rows;
   close $fh or die "$path: $!\n";
+}
+
+# An end-of-run record (MIXLOG.md) of [key, value] pairs; written here, not by the report's
+# BrokerBench::EndRecord, so that the directory does not depend on the report's code.
+sub record_text {
+  return join('', "# brokerbench end-of-run record v1\n", map { "$_->[0]=$_->[1]\n" } @_);
 }
 
 sub utc { strftime('%Y-%m-%dT%H:%M:%SZ', gmtime($_[0] / $US)) }
@@ -181,16 +187,20 @@ sub write_synthetic_run {
     [kit_commit => 'synthetic'], [command => './brokerbench run'], [status => 'complete'],
     [started_utc => utc($T0)], [finished_utc => utc($finished + $US - 1)])));
   write_file("$dir/readme.txt", "A synthetic run written by BrokerBench::SyntheticRun.\n");
-  write_file("$dir/ce/hostA/ce.log",
-             utc($T0) . " ce info: users $users\n"
-             . sprintf('summary: users started %d, measured %.1f s, 0 user transactions in it '
-                       . "(0.0/s); sent %d, rows %d, replies %d, errors 0, invalid 0\n",
-                       $users, $mi_s, $sent, $sent, $sent));
-  write_file("$dir/mee/hostB/mee.log",
-             strftime('%Y-%m-%d %H:%M:%S.000000', gmtime($mee_stop / $US))
-             . " mee info: stopped: $received orders received (0 limit orders triggered into "
-             . 'the ticker), 0 refused, 0 Trade-Results and 0 Market-Feeds delivered, 0 lost in '
-             . 'flight; pending at stop ' . scalar(@pending) . "\n");
+  # The emulators' end-of-run records (MIXLOG.md), as they write them at a clean stop.
+  write_file("$dir/ce/hostA/mix-ce-1.end",
+             record_text([program => 'bb-customer-emulator'], [mix_log => 'mix-ce-1.csv'],
+                             [stop => 'duration'], [sent => $sent], [rows => $sent],
+                             [replies => $sent], [errors => 0], [invalid => 0], [in_flight => 0],
+                             [users => $users], [users_started => $users], [started => 1],
+                             [measured_s => sprintf('%.3f', $mi_s)]));
+  write_file("$dir/mee/hostB/mix-mee.end",
+             record_text([program => 'bb-market-emulator'], [mix_log => 'mix-mee.csv'],
+                             [stop => 'signal'], [orders_received => $received],
+                             [limit_orders_triggered => 0], [orders_refused => 0],
+                             [lost_in_flight => 0], [in_flight => 0],
+                             [pending => scalar(@pending)], [unsent_at_stop => 0],
+                             [failed_lines => 0]));
   write_file("$dir/mee/hostB/failed-trades.csv", "trade_id,code,reason\n");
   write_file("$dir/mee/hostB/pending-trades.csv",
              join('', "trade_id,code,state\n", map { "$_\n" } @pending));
