@@ -48,6 +48,26 @@ component_log() {
   printf '%s\n' "${C_LOG[$1]}"
 }
 
+# end_record_line I: what customer emulator I's end-of-run record (postprocess/MIXLOG.md; the
+# mix log's name with .end) says, on one line for the screen: brought home first; nothing when
+# it wrote none. Its log's lines are for people and never read here.
+end_record_line() {
+  local key value file
+  local -A rec=()
+  fetch_dir "${C_HOST[$1]}" "${C_DIR[$1]}" "${C_LOCAL[$1]}" 2>/dev/null || true
+  for file in "${C_LOCAL[$1]}"/mix-ce-*.end; do
+    [[ -f "${file}" ]] || continue
+    while IFS='=' read -r key value; do
+      [[ -z "${key}" || "${key}" == \#* ]] || rec["${key}"]="${value}"
+    done <"${file}"
+    printf 'stopped (%s): sent %s, rows %s, replies %s, errors %s, invalid %s; users started %s of %s, measured %s s, %s user transactions in it; dispatch lateness p50 %s us, p99 %s us\n' \
+      "${rec[stop]:-?}" "${rec[sent]:-?}" "${rec[rows]:-?}" "${rec[replies]:-?}" "${rec[errors]:-?}" \
+      "${rec[invalid]:-?}" "${rec[users_started]:-?}" "${rec[users]:-?}" "${rec[measured_s]:-?}" \
+      "${rec[measured_transactions]:-?}" "${rec[dispatch_lateness_p50_us]:-?}" \
+      "${rec[dispatch_lateness_p99_us]:-?}"
+  done
+}
+
 # Updates C_STATE of every running component: running, or exited:RC, or vanished. This host's
 # components are asked directly (no process started: this runs once a second), the others with
 # one remote-exec call per host.
