@@ -71,7 +71,10 @@ check "run.conf keeps the comment" has_line "${dir}/run.conf" '^comment=e2e test
 check "readme.txt names the command" has_line "${dir}/readme.txt" 'brokerbench run --duration 70s'
 check "the run seeds from the time of day (clause 5.8.2)" has_line "${dir}/run.conf" '^seed_source=time of day$'
 check "readme.txt gives the seeds" has_line "${dir}/readme.txt" '^seeds: +[0-9]+ \(from the time of day\); market emulator [0-9]+, customer emulators [0-9]+$'
-for f in bh/*/bh.log mee/*/mee.log mee/*/mix-mee.csv mee/*/pending-trades.csv ce/*/ce.log ce/*/mix-ce-*.csv sys/*/sysstat.csv \
+check "the customer emulator's totals, from its end-of-run record" \
+  has_line "${out}" '^    stopped \(duration\): sent [0-9]+, rows [0-9]+, replies [0-9]+, errors [0-9]+'
+for f in bh/*/bh.log mee/*/mee.log mee/*/mix-mee.csv mee/*/pending-trades.csv mee/*/mix-mee.end \
+  ce/*/ce.log ce/*/mix-ce-*.csv ce/*/mix-ce-*.end sys/*/sysstat.csv \
   sys/*/vmstat.txt db/settings.csv db/before/pg_stat_database.csv db/after/pg_stat_database.csv \
   db/before/pg_stat_bgwriter.csv db/after/pg_statio_user_tables.csv db/privileges.csv report.txt report.html results.json; do
   # shellcheck disable=SC2086 # the glob names one file
