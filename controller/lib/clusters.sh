@@ -30,17 +30,18 @@ variant_data() {
   esac
 }
 
+# variant_kit VARIANT BASELINE: the kit that runs VARIANT (BASELINE's for the baseline).
+variant_kit() { if [[ "$1" == baseline ]]; then printf '%s\n' "$2"; else printf '%s\n' "${BB_ROOT}"; fi; }
+
 # stop_other_clusters VARIANT BASELINE WORK VARIANTS...: stops every variant's cluster but
 # VARIANT's, so that only the measured one runs.
 stop_other_clusters() {
-  local variant="$1" baseline="$2" work="$3" v data kit
+  local variant="$1" baseline="$2" work="$3" v data other
   shift 3
   data=$(variant_data "${variant}" "${baseline}")
   for v in "$@"; do
-    [[ "$(variant_data "${v}" "${baseline}")" != "${data}" ]] || continue
-    kit="${BB_ROOT}"
-    [[ "${v}" != baseline ]] || kit="${baseline}"
-    stop_cluster "${kit}" "$(variant_data "${v}" "${baseline}")" "${work}"
+    other=$(variant_data "${v}" "${baseline}")
+    [[ "${other}" == "${data}" ]] || stop_cluster "$(variant_kit "${v}" "${baseline}")" "${other}" "${work}"
   done
 }
 
