@@ -26,8 +26,10 @@ read_loaded_sizing() {
 
 prepare_database() {
   local embedded=0
+  EMBEDDED_PGDATA=""
   if [[ -z "${CONNINFO}" ]]; then
     embedded=1
+    EMBEDDED_PGDATA="${BB_DATA_DIR}/pg/data"
     stage "starting the embedded PostgreSQL cluster (${BB_DATA_DIR}/pg)"
     "${BB_ROOT}/controller/db" start >>"${CONTROLLER_LOG}" 2>&1 ||
       fail "the embedded PostgreSQL cluster did not start" "${BB_DATA_DIR}/pg/log and ${CONTROLLER_LOG}"

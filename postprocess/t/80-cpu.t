@@ -135,4 +135,68 @@ subtest 'cpu-sampler agrees with /proc' => sub {
   is(system("$sampler --seconds 0 $dir/x.csv 2>/dev/null") >> 8, 2, 'a bad option exits 2');
 };
 
+subtest 'cpu-sampler: --pgdata and --programs-under keep only our cluster and our kit' => sub {
+  my $sampler = "$FindBin::RealBin/../../controller/cpu-sampler";
+  my $dir = tmpdir();
+  # Stand-ins named as the sampler looks for them: copies of sleep(1) (a process is named
+  # after its program's file) for backends and Brokerage Houses, and a script named postgres
+  # (a script's process is named after it) for a postmaster with one backend as its child:
+  # two "clusters" and the Brokerage House of two "kits".
+  my $sleep = (grep { -x } '/bin/sleep', '/usr/bin/sleep')[0] // die 'no sleep(1)';
+  my $copy = sub {
+    my ($to) = @_;
+    system('cp', $sleep, $to) == 0 or die "cp $sleep $to: $?";
+  };
+  my @pids;
+  my $start = sub {
+    my $pid = fork();
+    die "fork: $!" unless defined $pid;
+    if (!$pid) { exec @_ or die "exec @_: $!" }
+    push @pids, $pid;
+    return $pid;
+  };
+  for my $c (qw(ours theirs)) {
+    mkdir $_ for map { "$dir/$c/$_" } '', qw(backend data build);
+    $copy->("$dir/$c/backend/postgres");
+    write_file("$dir/$c/postgres",
+               "#!/bin/sh\n\"$dir/$c/backend/postgres\" 20 &\ntrap 'kill \$!; exit 0' TERM\nwait\n");
+    chmod 0755, "$dir/$c/postgres" or die "chmod: $!";
+    my $pm = $start->("$dir/$c/postgres");
+    write_file("$dir/$c/data/postmaster.pid", "$pm\n$dir/$c/data\n");
+    $copy->("$dir/$c/build/bb-brokerage-house");
+    $start->("$dir/$c/build/bb-brokerage-house", 20);
+  }
+  Time::HiRes::sleep(0.3);    # the backends started
+  system("ps -o pid,ppid,comm,args --ppid $$ >&2; ls -la $dir/ours/build >&2");
+  my $read = sub {
+    my ($csv) = @_;
+    open my $fh, '<', $csv or die "$csv: $!";
+    chomp(my $head = <$fh>);
+    my @names = split /,/, $head;
+    my @last = map { chomp; split /,/ } (<$fh>)[-1];
+    my %row;
+    @row{@names} = @last;
+    return \%row;
+  };
+  # The sampler's parent is the monitor, whose children are the monitor's: a shell in between.
+  my $sample = sub {
+    system('sh', '-c', '"$0" "$@"; exit $?', $sampler, @_) == 0 or fail("cpu-sampler @_: $?");
+  };
+  $sample->("$dir/all.csv", '--seconds', 1);
+  $sample->("$dir/ours.csv", '--seconds', 1, '--pgdata', "$dir/ours/data",
+            '--programs-under', "$dir/ours/build");
+  unlink "$dir/ours/data/postmaster.pid";    # the cluster stopped
+  $sample->("$dir/gone.csv", '--seconds', 1, '--pgdata', "$dir/ours/data");
+  kill 'TERM', @pids;
+  waitpid $_, 0 for @pids;
+  my ($all, $ours, $gone) = map { $read->("$dir/$_.csv") } qw(all ours gone);
+  cmp_ok($all->{postgres_procs}, '>=', 4, 'without --pgdata: every postgres process on the host');
+  cmp_ok($all->{bh_procs}, '>=', 2, 'without --programs-under: every Brokerage House');
+  is($ours->{postgres_procs}, 2, '--pgdata: its postmaster and its backend only');
+  is($ours->{bh_procs}, 1, '--programs-under: the Brokerage House of that build only');
+  is($gone->{postgres_procs}, 0, 'no postmaster.pid: no postgres process counted');
+  is(system("$sampler $dir/x.csv --pgdata $dir/nowhere 2>/dev/null") >> 8, 2,
+     'a --pgdata that is not a directory exits 2');
+};
+
 done_testing();
