@@ -8,7 +8,8 @@ use lib "$FindBin::RealBin/../lib", "$FindBin::RealBin/lib";
 use Test::More;
 use BBTest qw(write_file tmpdir);
 use BrokerBench::Stats qw(median);
-use BrokerBench::BenchSummary qw(load_table harness_table read_figures);
+use BrokerBench::BenchSummary qw(load_table harness_table read_figures ce_run_line mee_mix_figures);
+use BrokerBench::EndRecord qw(end_record_text);
 
 my $PROGRAM = "$FindBin::RealBin/../bb-bench-summary";
 my $dir = tmpdir();
@@ -167,10 +168,10 @@ subtest 'bench harness: bad input is named' => sub {
   like($out, qr{clock ticks per second: 'x' is not a positive number}, 'a bad --clock-ticks is named');
   ($rc, $out) = failure('harness', 'hbad5.txt', "");
   is($rc, 2, 'harness without --clock-ticks: exit 2');
-  like($out, qr{--clock-ticks N is needed}, 'and says so');
+  like($out, qr{harness: --clock-ticks is needed}, 'and says so');
   my $usage = qx{$^X $PROGRAM 2>&1};
   is($? >> 8, 2, 'no table named: exit 2');
-  like($usage, qr{name a table: load or harness}, 'and says which');
+  like($usage, qr{name a table: load, harness, overhead}, 'and says which');
 };
 
 subtest 'read_figures skips other kinds, blank lines and comments' => sub {
@@ -179,6 +180,52 @@ subtest 'read_figures skips other kinds, blank lines and comments' => sub {
   is(scalar @r, 1, 'one record');
   is($r[0]{line}, 4, 'its line number');
   is($r[0]{f}{b}, 2, 'and its fields');
+};
+
+subtest 'bench ce: one emulator from its end-of-run record' => sub {
+  write_file("$dir/ce.end", end_record_text([program => 'bb-customer-emulator'], [stop => 'duration'],
+    [sent => 50010], [rows => 50005], [in_flight => 0], [errors => 3], [measured_s => '20.000'],
+    [measured_transactions => 41000], [dispatch_lateness_p50_us => 120], [dispatch_lateness_p99_us => 900]));
+  # 41000 / 20 s = 2050.0/s; 204800 kB / 100 users = 2048.0; 50005 rows - 50000 logged = 5 lost.
+  my $want = "users=100 hwm_kb=204800 rss_kb=200000 kib_per_user=2048.0 tps=2050.0 measured_s=20.0 "
+           . "errors=3 rows_lost=5 lateness_p50_us=120 lateness_p99_us=900\n";
+  is(ce_run_line("$dir/ce.end", users => 100, hwm_kb => 204800, rss_kb => 200000, logged => 50000),
+     $want, 'the line');
+  is(qx{$^X $PROGRAM ce-run --users 100 --hwm-kb 204800 --rss-kb 200000 --logged-rows 50000 $dir/ce.end 2>&1},
+     $want, 'bb-bench-summary ce-run');
+  my $out = qx{$^X $PROGRAM ce-run --users 100 --hwm-kb 2x --rss-kb 1 --logged-rows 1 $dir/ce.end 2>&1};
+  is($? >> 8, 1, 'a bad figure: exit 1');
+  like($out, qr/--hwm-kb: '2x' is not a whole number/, 'named with its value');
+  write_file("$dir/ce-bad.end", end_record_text([program => 'bb-customer-emulator'], [stop => 'duration'],
+    [sent => 1], [rows => 1], [in_flight => 0], [errors => 0], [measured_s => 'twenty'],
+    [measured_transactions => 1], [dispatch_lateness_p50_us => 1], [dispatch_lateness_p99_us => 1]));
+  like(qx{$^X $PROGRAM ce-run --users 1 --hwm-kb 1 --rss-kb 1 --logged-rows 1 $dir/ce-bad.end 2>&1},
+       qr{ce-bad\.end: measured_s: 'twenty' is not a number}, 'a bad value of the record is named');
+  like(qx{$^X $PROGRAM ce-run --users 1 --hwm-kb 1 --rss-kb 1 --logged-rows 1 $dir/none.end 2>&1},
+       qr{none\.end: no such record}, 'a missing record is named');
+};
+
+subtest 'bench mee: the figures of a mix log' => sub {
+  # Trade-Results sent once a second from t = 0 to 20 s (21 rows, one of them a rollback), and
+  # 5 Market-Feeds: TR ok 20, MF ok 5; the rate over 5..15 s: 11 rows / 10 s = 1.1 -> 1.
+  my $log = "# brokerbench mix log v2\nstart_us,code,spec_status,outcome,response_us,retries,user,wait_us,inputs\n";
+  my $t0 = 1_700_000_000_000_000;
+  for my $i (0 .. 20) {
+    $log .= sprintf "%d,TR,0,%s,%d,0,1,%d,\n", $t0 + $i * 1_000_000, $i == 7 ? 'rollback' : 'ok', 1000 + $i, 10 * $i;
+  }
+  $log .= sprintf "%d,MF,0,ok,%d,0,2,%d,\n", $t0 + $_ * 1_000_000, 5000 + $_, 500 + $_ for 1 .. 5;
+  $log .= "$t0,STOP,0,ok,0,0,0,0,\n";
+  write_file("$dir/mix-mee.csv", $log);
+  # p99 of 26 values by nearest rank: the 26th, the largest: wait 505, response 5005.
+  is(mee_mix_figures("$dir/mix-mee.csv"), "20 5 1 505 5005\n", 'TR, MF, TR/s, p99 wait, p99 response');
+  is(qx{$^X $PROGRAM mee-mix $dir/mix-mee.csv 2>&1}, "20 5 1 505 5005\n", 'bb-bench-summary mee-mix');
+  write_file("$dir/mix-empty.csv", "start_us,code,spec_status,outcome,response_us,retries,user,wait_us,inputs\n");
+  is(mee_mix_figures("$dir/mix-empty.csv"), "0 0 0 - -\n", 'no rows: zeros and no percentile');
+  write_file("$dir/mix-bad.csv", "start_us,code,spec_status,outcome,response_us,retries,user,wait_us,inputs\n"
+             . "$t0,TR,0,ok,12ms,0,1,0,\n");
+  my $out = qx{$^X $PROGRAM mee-mix $dir/mix-bad.csv 2>&1};
+  is($? >> 8, 1, 'a malformed row: exit 1');
+  like($out, qr{mix-bad\.csv:2: response_us: '12ms' is not a number}, 'named by file, line, field and value');
 };
 
 done_testing();

@@ -1,6 +1,7 @@
 package BrokerBench::BenchSummary;
-# The tables the bench commands print (controller/bench: load and harness), from the figures
-# files the controller writes while it measures. The controller only measures and records;
+# The tables the bench commands print (controller/bench: load and harness; controller/bench-ce
+# and bench-mee: a line per run), from the files the controller writes or keeps while it
+# measures (bench overhead's are in OverheadSummary.pm). The controller only measures and records;
 # every median, ratio and rate of those tables is worked out here (issue 32: statistics in one
 # language).
 #
@@ -13,9 +14,11 @@ use strict;
 use warnings;
 use Exporter 'import';
 use JSON::PP ();
-use BrokerBench::Stats qw(median);
+use List::Util qw(min max);
+use BrokerBench::EndRecord qw(read_end_record);
+use BrokerBench::Stats qw(median nearest_rank);
 
-our @EXPORT_OK = qw(read_figures load_table harness_table);
+our @EXPORT_OK = qw(read_figures load_table harness_table ce_run_line mee_mix_figures);
 
 my $NUMBER = qr/\A-?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?\z/;
 
@@ -190,6 +193,78 @@ sub harness_table {
         . "pairs, BH/echo req/s:\n";
   $out .= sprintf "  %5s connections: %s\n", $_, $pairs_text{$_} for @order;
   return $out;
+}
+
+# ce_run_line($record_path, users => N, hwm_kb => N, rss_kb => N, logged => N) -> the line of
+# key=value figures bench ce prints for one customer emulator: its peak RSS per user, its
+# transactions per measured second and its dispatch lateness from its end-of-run record
+# (postprocess/MIXLOG.md), and the rows it counted but the mix log lacks.
+sub ce_run_line {
+  my ($path, %o) = @_;
+  for my $k (qw(users hwm_kb rss_kb logged)) {
+    die "ce-run: --" . ($k =~ s/_/-/r) . ": '" . ($o{$k} // '') . "' is not a whole number\n"
+      unless defined $o{$k} && $o{$k} =~ /\A\d+\z/;
+  }
+  die "ce-run: --users: 0 users\n" unless $o{users} > 0;
+  my ($rec, $why) = read_end_record($path);
+  die "$path: " . ($why // 'no such record') . "\n" unless $rec;
+  for my $k (qw(measured_s measured_transactions errors rows dispatch_lateness_p50_us
+                dispatch_lateness_p99_us)) {
+    die "$path: no $k\n" unless defined $rec->{$k};
+    die "$path: $k: '$rec->{$k}' is not a number\n" unless $rec->{$k} =~ $NUMBER;
+  }
+  my $secs = $rec->{measured_s};
+  my $tps = $secs > 0 ? sprintf('%.1f', $rec->{measured_transactions} / $secs) : '0.0';
+  return sprintf "users=%d hwm_kb=%d rss_kb=%d kib_per_user=%.1f tps=%s measured_s=%.1f errors=%s "
+               . "rows_lost=%d lateness_p50_us=%s lateness_p99_us=%s\n",
+                 $o{users}, $o{hwm_kb}, $o{rss_kb}, $o{hwm_kb} / $o{users}, $tps, $secs,
+                 $rec->{errors}, $rec->{rows} - $o{logged}, $rec->{dispatch_lateness_p50_us},
+                 $rec->{dispatch_lateness_p99_us};
+}
+
+# mee_mix_figures($mix_log) -> "TR MF TR/s p99_wait_us p99_resp_us": of a market emulator's mix
+# log, the Trade-Result and Market-Feed rows with outcome ok, the Trade-Results sent per second
+# leaving out the first and last 5 s of sends (the processing delay's ramp; the whole span when
+# it is 10 s or less), and the 99th percentiles (nearest rank) of wait_us and response_us over
+# the TR and MF rows ('-' without any).
+sub mee_mix_figures {
+  my ($path) = @_;
+  open my $fh, '<', $path or die "$path: $!\n";
+  my (%col, $tr, $mf, @sends, @wait, @resp);
+  ($tr, $mf) = (0, 0);
+  while (my $line = <$fh>) {
+    chomp $line;
+    next if $line =~ /\A#/;
+    my @f = split /,/, $line, -1;
+    if (!%col) {
+      %col = map { $f[$_] => $_ } 0 .. $#f;
+      for my $c (qw(start_us code outcome response_us wait_us)) {
+        die "$path:$.: the header has no column $c\n" unless defined $col{$c};
+      }
+      next;
+    }
+    my $code = $f[ $col{code} ] // '';
+    next unless $code eq 'TR' || $code eq 'MF';
+    my %v = map { ($_ => $f[ $col{$_} ]) } qw(start_us response_us wait_us);
+    for my $c (keys %v) {
+      die "$path:$.: $c: '" . ($v{$c} // '') . "' is not a number\n"
+        unless defined $v{$c} && $v{$c} =~ $NUMBER;
+    }
+    my $ok = ($f[ $col{outcome} ] // '') eq 'ok';
+    if ($code eq 'TR') { $tr++ if $ok; push @sends, $v{start_us} } else { $mf++ if $ok }
+    push @wait, $v{wait_us};
+    push @resp, $v{response_us};
+  }
+  die "$path: no header line\n" unless %col;
+  my $rate = 0;
+  if (@sends) {
+    my ($min, $max) = (min(@sends), max(@sends));
+    my ($lo, $hi) = ($min + 5e6, $max - 5e6);
+    ($lo, $hi) = ($min, $max) if $hi <= $lo;
+    $rate = sprintf '%.0f', (grep { $_ >= $lo && $_ <= $hi } @sends) / (($hi - $lo) / 1e6) if $hi > $lo;
+  }
+  my $p99 = sub { nearest_rank([sort { $a <=> $b } @_], 99) // '-' };
+  return join(' ', $tr, $mf, $rate, $p99->(@wait), $p99->(@resp)) . "\n";
 }
 
 1;
