@@ -17,9 +17,8 @@
 //    dispatch simple and, on the 2-core machines we target, leaves the other core to the BH.
 //  * One deck for the whole emulator, not one per user: every 890 consecutive transactions it
 //    sends hold the exact mix (clause 6.3.1), so the number of Trade-Orders in a measurement
-//    interval, and with it TRTPS under --pacing auto, no longer varies by the partial decks of
-//    every user (10 users each 528 draws into a deck in a 5-minute interval: a standard
-//    deviation of 2.4 % of the Trade-Orders; one deck: under 1 %).
+//    interval, and with it TRTPS under --pacing auto, depends on the interval's length, not on
+//    how far into its own deck each user happens to be.
 //  * `connections` TCP connections to the BH (default min(users, 64)); user i uses connection
 //    i % connections. Requests are multiplexed on a connection by request id: the low 32 bits
 //    are the requester's slot (user index; then the DM and TC senders), the high 32 bits a

@@ -2,6 +2,10 @@
 // gets every ack, headers without their bodies cost no memory, one that never reads is not read
 // either, a refused hello closes, and running out of descriptors neither spins nor floods the
 // log.
+#include <cstring>
+
+#include <sys/ioctl.h>
+
 #include "tests/mee_fixture.h"
 
 namespace bb::mee_test {
@@ -16,8 +20,29 @@ std::vector<uint8_t> HelloFrame(int64_t customers = kSizing.customers) {
                           1);
 }
 
-// Orders sent, the connection half-closed, and the acks read only after a pause: when the end
-// of the input comes, megabytes of acks are still unsent, and must all arrive, then the end.
+// The bytes waiting in FD's receive queue, once they have stopped growing for 50 ms: the peer
+// has more to send than the queue takes, or nothing more. -1 if they keep growing for 10 s.
+int QueuedOnceStalled(int fd) {
+  using Clock = std::chrono::steady_clock;
+  const auto deadline = Clock::now() + std::chrono::seconds(10);
+  int queued = 0, last = -1;
+  auto since = Clock::now();
+  while (Clock::now() < deadline) {
+    if (::ioctl(fd, FIONREAD, &queued) != 0) return -1;
+    if (queued != last) {
+      last = queued;
+      since = Clock::now();
+    } else if (queued > 0 && Clock::now() - since >= std::chrono::milliseconds(50)) {
+      return queued;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  return -1;
+}
+
+// Orders sent, the connection half-closed, and the acks read only once they have backed up
+// (our receive queue full, the rest unsent on the emulator's side): when the end of the input
+// comes, megabytes of acks are still unsent, and must all arrive, then the end.
 TEST(MarketEmulator, AHalfClosedOrderConnectionGetsEveryAckThenTheEnd) {
   constexpr int kOrders = 200000;
   RunningMee mee(1, 1'000'000, 1);
@@ -28,21 +53,30 @@ TEST(MarketEmulator, AHalfClosedOrderConnectionGetsEveryAckThenTheEnd) {
     const auto order = testing::FrameOf(MarketOrder(i), static_cast<uint64_t>(i) + 1);
     bytes.insert(bytes.end(), order.begin(), order.end());
   }
+  constexpr size_t kChunk = 65536;
   std::vector<uint8_t> received;
+  std::atomic<size_t> read_so_far = 0;
   bool ended = false;
+  int queued_at_first_read = -1;
   std::jthread reader([&] {
-    std::this_thread::sleep_for(std::chrono::milliseconds(300));
-    uint8_t chunk[65536];
+    queued_at_first_read = QueuedOnceStalled(fd);
+    uint8_t chunk[kChunk];
     for (;;) {
       const ssize_t n = ::recv(fd, chunk, sizeof chunk, 0);
       if (n < 0 && errno == EINTR) continue;
       ended = n == 0;
       if (n <= 0) return;
       received.insert(received.end(), chunk, chunk + n);
+      read_so_far = received.size();
     }
   });
   ASSERT_TRUE(testing::SendAll(fd, bytes));
   ASSERT_EQ(::shutdown(fd, SHUT_WR), 0);
+  // The acks that had reached us at the half-close: read, or waiting in our queue (a chunk
+  // being read meanwhile is in neither, hence the margin below).
+  int queued_at_half_close = 0;
+  EXPECT_EQ(::ioctl(fd, FIONREAD, &queued_at_half_close), 0) << std::strerror(errno);
+  const size_t arrived_at_half_close = read_so_far + static_cast<size_t>(queued_at_half_close);
   reader.join();
   ::close(fd);
   int hellos = 0, acks = 0, others = 0;
@@ -60,6 +94,10 @@ TEST(MarketEmulator, AHalfClosedOrderConnectionGetsEveryAckThenTheEnd) {
     }
     at += size;
   }
+  // What the test is about: at the half-close, acks were still unsent.
+  ASSERT_GT(queued_at_first_read, 0) << "the acks never stopped coming in for 10 s";
+  EXPECT_LT(arrived_at_half_close + kChunk, received.size())
+      << "every ack had reached us before the half-close: the end came with nothing unsent";
   EXPECT_EQ(hellos, 1);
   EXPECT_EQ(acks, kOrders);
   EXPECT_EQ(others, 0);

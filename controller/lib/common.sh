@@ -31,6 +31,23 @@ nap() {
 
 is_root() { [[ "$(id -u)" -eq 0 ]]; }
 
+# This machine's memory in MB (MemTotal of /proc/meminfo, in kB there).
+mem_total_mb() {
+  local key kb _
+  while read -r key kb _; do
+    [[ "${key}" == MemTotal: ]] && { printf '%s\n' "$((kb / 1024))"; return; }
+  done </proc/meminfo
+  die "no MemTotal in /proc/meminfo"
+}
+
+# The kB value of FIELD (VmHWM, VmRSS) in /proc/PID/status, or nothing once PID is gone.
+proc_status_kb() {
+  local key kb _
+  while read -r key kb _; do
+    [[ "${key}" != "$2:" ]] || { printf '%s\n' "${kb}"; return 0; }
+  done 2>/dev/null <"/proc/$1/status" || true
+}
+
 # A controller's progress: a stage or a note on the screen and, time-stamped, in the log file
 # CONTROLLER_LOG (run.log, build-db.log; /dev/null until the script has one).
 CONTROLLER_LOG="${CONTROLLER_LOG:-/dev/null}"

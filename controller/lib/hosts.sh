@@ -88,14 +88,23 @@ check_hosts() {
   [[ -z "${problems}" ]] || { printf '%s\n' "${problems}"; return 1; }
 }
 
-# Prints HOST's clock minus ours in milliseconds, and the uncertainty (half the round trip).
+# Prints HOST's clock minus ours in milliseconds, and the uncertainty (half the round trip),
+# each with one decimal ("-12.3 0.4").
 clock_offset() {
   local host="$1" t0 t1 remote
-  t0="${EPOCHREALTIME}"
-  remote=$(on_host "${host}" date +%s.%N) || return 1
-  t1="${EPOCHREALTIME}"
-  awk -v a="${t0}" -v b="${t1}" -v r="${remote}" \
-    'BEGIN { printf "%.1f %.1f\n", (r - (a + b) / 2) * 1000, (b - a) / 2 * 1000 }'
+  t0="${EPOCHREALTIME/[.,]/}"
+  remote=$(on_host "${host}" date +%s%6N) || return 1
+  t1="${EPOCHREALTIME/[.,]/}"
+  [[ "${remote}" =~ ^[0-9]+$ ]] || return 1
+  printf '%s %s\n' "$(us_as_ms "$((remote - (t0 + t1) / 2))")" "$(us_as_ms "$(((t1 - t0) / 2))")"
+}
+
+# Microseconds as milliseconds with one decimal, rounded half away from zero: -1250 -> -1.3.
+us_as_ms() {
+  local us="$1" sign=""
+  ((us >= 0)) || { sign=-; us=$((-us)); }
+  local tenths=$(((us + 50) / 100))
+  printf '%s%s.%s\n' "${sign}" "$((tenths / 10))" "$((tenths % 10))"
 }
 
 # Copies the directory RDIR on HOST into LOCAL (a no-op for this machine, whose components

@@ -56,7 +56,7 @@ write_readme() {
     printf 'comment:    %s\n' "${COMMENT:-(none)}"
     printf 'kit:        commit %s\n' "$(kit_commit)"
     printf 'controller: %s, %s cores, %s MB memory\n' "$(host_label local)" "$(nproc)" \
-      "$(awk '/^MemTotal:/ {print int($2 / 1024)}' /proc/meminfo)"
+      "$(mem_total_mb)"
     printf 'uname:      %s\n' "$(uname -a)"
     printf 'compiler:   %s\n' "$(g++ --version 2>/dev/null | head -n 1)"
     printf 'database:   %s\n' "$(psql "${CONNINFO}" -XAtc 'select version()' 2>/dev/null || echo unknown)"

@@ -54,7 +54,10 @@ check_remote_hosts() {
     offset=$(clock_offset "${h}") || fail "host ${h}: the clock check failed" "${CONTROLLER_LOG}"
     note "host ${h}: clock ${offset% *} ms from ours (+- ${offset#* } ms)"
     CLOCK_NOTES+=("${h} ${offset% *} ms from the controller's (+- ${offset#* } ms)")
-    if awk -v o="${offset% *}" -v u="${offset#* }" 'BEGIN { o = o < 0 ? -o : o; exit !(o - u > 50) }'; then
+    # |offset| - uncertainty over 50 ms, in tenths of a millisecond (clock_offset's one decimal).
+    local off_tenths="${offset% *}" unc_tenths="${offset#* }"
+    off_tenths="${off_tenths#-}" off_tenths="${off_tenths/./}" unc_tenths="${unc_tenths/./}"
+    if ((10#${off_tenths} - 10#${unc_tenths} > 500)); then
       warn "host ${h}: its clock is ${offset% *} ms from this one's (over 50 ms): response times are fine (each is measured on one host) but the merged timeline is skewed; synchronise the clocks (chrony, ntp)"
     fi
   done

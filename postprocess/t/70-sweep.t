@@ -63,4 +63,16 @@ is(run_report('bb-sweep-report', tmpdir())->{rc}, 1, 'no runs.txt: exit 1');
 is(run_report('bb-sweep-report')->{rc}, 2, 'no argument: exit 2');
 is(run_report('bb-sweep-report', '--help')->{rc}, 0, '--help: exit 0');
 
+# The sweep's decision (controller/sweep): grew by more than the threshold, or beat the best.
+{
+  use BrokerBench::Sweep qw(progress);
+  is_deeply([progress(10.6, 10, 5)], [1, 1], '10.6 over a best of 10 at 5 %: grew, and the new best');
+  is_deeply([progress(10.4, 10, 5)], [0, 1], '10.4: not grown enough (flat), but the new best');
+  is_deeply([progress(10.5, 10, 5)], [0, 1], 'exactly 5 % is not more than 5 %');
+  is_deeply([progress(9.0, 10, 5)], [0, 0], '9.0: flat, the best stays');
+  is_deeply([progress(0.01, 0, 5)], [1, 1], 'the first run grows over nothing');
+  is_deeply([progress(10.04, 10, 0.5)], [0, 1], 'a decimal threshold: 0.5 % of 10 is 0.05, 0.04 is flat');
+  is_deeply([progress(10.06, 10, 0.5)], [1, 1], 'and 0.06 grew');
+}
+
 done_testing();

@@ -1,5 +1,5 @@
 # "Where the CPU went": the figures from hand-made proc_cpu.csv files whose per-second CPU is
-# known, the harness warning on the database's host, bad lines, and controller/cpu-sampler
+# known, the harness warning on the database's host, bad lines, and postprocess/bb-cpu-sampler
 # itself against /proc.
 use strict;
 use warnings;
@@ -100,8 +100,8 @@ subtest 'a corrupt line is named; missing samples are said' => sub {
   is($h->{samples_in_mi}, 51, 'the good lines are read');
 };
 
-subtest 'cpu-sampler agrees with /proc' => sub {
-  my $sampler = "$FindBin::RealBin/../../controller/cpu-sampler";
+subtest 'bb-cpu-sampler agrees with /proc' => sub {
+  my $sampler = "$FindBin::RealBin/../bb-cpu-sampler";
   # A process that burns CPU until killed, standing in for the run controller.
   my $pid = fork();
   die "fork: $!" unless defined $pid;
@@ -115,7 +115,7 @@ subtest 'cpu-sampler agrees with /proc' => sub {
   my $dir = tmpdir();
   my $before = $cpu_of->();
   system($sampler, "$dir/p.csv", '--controller-pid', $pid, '--seconds', 2) == 0
-    or fail("cpu-sampler failed: $?");
+    or fail("bb-cpu-sampler failed: $?");
   my $after = $cpu_of->();
   kill 'KILL', $pid;
   waitpid $pid, 0;
@@ -135,8 +135,8 @@ subtest 'cpu-sampler agrees with /proc' => sub {
   is(system("$sampler --seconds 0 $dir/x.csv 2>/dev/null") >> 8, 2, 'a bad option exits 2');
 };
 
-subtest 'cpu-sampler: --pgdata and --programs-under keep only our cluster and our kit' => sub {
-  my $sampler = "$FindBin::RealBin/../../controller/cpu-sampler";
+subtest 'bb-cpu-sampler: --pgdata and --programs-under keep only our cluster and our kit' => sub {
+  my $sampler = "$FindBin::RealBin/../bb-cpu-sampler";
   my $dir = tmpdir();
   # Stand-ins named as the sampler looks for them: copies of sleep(1) (a process is named
   # after its program's file) for backends and Brokerage Houses, and a script named postgres

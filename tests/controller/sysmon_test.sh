@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# controller/cpu-sampler's host file (sysstat.csv, the format controller/sysmon documents): two
+# postprocess/bb-cpu-sampler's host file (sysstat.csv, the format controller/sysmon documents): two
 # seconds of samples of this host, with every column a number, the memory consistent with
 # /proc/meminfo and the network counted without the loopback. No run, no database.
 set -euo pipefail
@@ -10,7 +10,7 @@ source "${root}/tests/controller/lib/check.sh"
 work="$(mktemp -d /tmp/bbsysmontest.XXXXXX)"
 trap 'rm -rf -- "${work}"' EXIT
 
-"${root}/controller/cpu-sampler" "${work}/proc_cpu.csv" --host "${work}/sysstat.csv" --seconds 2
+"${root}/postprocess/bb-cpu-sampler" "${work}/proc_cpu.csv" --host "${work}/sysstat.csv" --seconds 2
 host="${work}/sysstat.csv"
 check "the header names every column, the new ones at the end" test "$(head -1 "${host}")" == \
   'time_us,cpu_user_pct,cpu_system_pct,cpu_iowait_pct,cpu_idle_pct,disk_read_kb_s,disk_write_kb_s,mem_used_kb,mem_cached_kb,mem_free_kb,net_rx_kb_s,net_tx_kb_s'
@@ -24,7 +24,7 @@ check "memory used + free is at most MemTotal (${total} KiB), cached is not 0" \
   awk -F, -v t="${total}" 'NR > 1 && !($8 + $10 <= t && $8 > 0 && $9 > 0 && $10 > 0) { bad = 1 } END { exit bad }' "${host}"
 # The loopback carries the local traffic of a one-host run: not network. 4 MB through it in
 # the first second must not show.
-"${root}/controller/cpu-sampler" "${work}/p2.csv" --host "${work}/lo.csv" --seconds 2 &
+"${root}/postprocess/bb-cpu-sampler" "${work}/p2.csv" --host "${work}/lo.csv" --seconds 2 &
 sampler=$!
 # After its first sample: its first row is in p2.csv (the header, then a row per sample).
 for ((i = 0; i < 500; i++)); do

@@ -1,6 +1,6 @@
 package BrokerBench::Cpu;
 # "Where the CPU went": the CPU each process group used on each host during the measurement
-# interval, from sys/<host>/proc_cpu.csv (controller/cpu-sampler: cumulative CPU microseconds
+# interval, from sys/<host>/proc_cpu.csv (postprocess/bb-cpu-sampler: cumulative CPU microseconds
 # per group, sampled once a second). Per group: cores, share of the host's busy CPU and CPU
 # microseconds per transaction (every mix log row that started in the interval, Trade-Result
 # and Market-Feed included). The harness is the kit's three programs (Brokerage House,

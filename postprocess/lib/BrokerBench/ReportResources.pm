@@ -97,7 +97,7 @@ sub cpu_section {
                     strong_rows => $h->{database_host} ? [3] : [] };
   }
   push @blocks, { t => 'p', text => 'Measured by sampling /proc once a second on every host '
-                  . '(controller/cpu-sampler): utime+stime of each process, found by name, '
+                  . '(postprocess/bb-cpu-sampler): utime+stime of each process, found by name, '
                   . "PostgreSQL with its exited backends (the postmaster's cutime+cstime); "
                   . 'busy = all cores less idle and iowait. Differences between the first and '
                   . 'the last sample inside the measurement interval. "Not attributed" is '

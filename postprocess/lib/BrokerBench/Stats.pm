@@ -2,13 +2,15 @@ package BrokerBench::Stats;
 # Small statistics over numeric lists. Percentiles use the nearest-rank method: the p-th
 # percentile of n values is the ceil(p/100 * n)-th smallest of them (1-based). nearest_rank is
 # the post-processor's one percentile function, summary its one set of figures of a list.
+# median is the midpoint median (the mean of the two middle values of an even count), the one
+# the bench commands print of their repeated runs.
 use strict;
 use warnings;
 use Exporter 'import';
 use List::Util qw(sum0 max min);
 use POSIX qw(erfc lgamma);
 
-our @EXPORT_OK = qw(nearest_rank mean summary summary_sorted normal_upper_quantile
+our @EXPORT_OK = qw(nearest_rank mean median summary summary_sorted normal_upper_quantile
                     t_upper_quantile welch PERCENTILE_METHOD);
 
 use constant PERCENTILE_METHOD =>
@@ -37,6 +39,14 @@ sub mean {
   my ($list) = @_;
   return undef unless @$list;
   return sum0(@$list) / scalar @$list;
+}
+
+# median(@values) -> the middle value of the defined ones, or the mean of the two middle values
+# of an even count; undef when there is none.
+sub median {
+  my @v = sort { $a <=> $b } grep { defined } @_;
+  return undef unless @v;
+  return @v % 2 ? $v[$#v / 2] : ($v[@v / 2 - 1] + $v[@v / 2]) / 2;
 }
 
 # summary(\@values) -> { n, mean, min, p50, p90, p95, p99, max }, each undef (n 0) for an

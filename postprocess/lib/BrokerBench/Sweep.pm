@@ -13,7 +13,7 @@ use JSON::PP ();
 use BrokerBench::Gnuplot qw(png_ok terminal run_gnuplot);
 use BrokerBench::Spec qw(@ALL_CODES @ERROR_OUTCOMES);
 
-our @EXPORT_OK = qw(sweep_report run_figures);
+our @EXPORT_OK = qw(sweep_report run_figures progress);
 
 # run_figures($results_json) -> the figures of one run the sweep shows: trtps (measured),
 # p90_ms (Trade-Result), errors, invalid and retries (every type, in the MI), error_list
@@ -37,6 +37,14 @@ sub run_figures {
     push @{ $f{error_list} }, "$code invalid $t->{invalid}" if $t->{invalid};
   }
   return \%f;
+}
+
+# progress($trtps, $best, $threshold_pct) -> (grew, better): whether a run's TRTPS grew by
+# more than $threshold_pct % over the best so far (else the sweep counts it as flat), and
+# whether it is above the best at all (then it becomes the best).
+sub progress {
+  my ($trtps, $best, $pct) = @_;
+  return ($trtps > $best * (1 + $pct / 100) ? 1 : 0, $trtps > $best ? 1 : 0);
 }
 
 # sweep_report($dir) -> ({ txt, png, runs, problems }) or (undef, $error).

@@ -37,7 +37,7 @@ sub profile {
 
 my @SYS_COLS = qw(cpu_user_pct cpu_system_pct cpu_iowait_pct cpu_idle_pct disk_read_kb_s
                   disk_write_kb_s);
-# Columns cpu-sampler added later, at the end: a file without them (an older kit's) is read
+# Columns bb-cpu-sampler added later, at the end: a file without them (an older kit's) is read
 # without memory and network figures.
 my @SYS_MORE = qw(mem_used_kb mem_cached_kb mem_free_kb net_rx_kb_s net_tx_kb_s);
 
