@@ -270,8 +270,10 @@ sub overhead_tables {
               ($m->{postgres_us} // 0) / ($med{$base}{postgres_us} || 1))
     } @order[0 .. $#order - 1]) . "\n";
   }
-  $out .= "\nIndependent count: pidstat's CPU of the same processes over the same interval / the\n"
-      . "report's (1.00 = the same; pidstat misses exited backends, so PostgreSQL can read low):\n";
+  $out .= "\nIndependent count: pidstat's CPU of the processes of the same names over the same\n"
+      . "interval / the report's (1.00 = the same; pidstat misses exited backends, so PostgreSQL\n"
+      . "can read low, and counts every process of those names on the host, another cluster's or\n"
+      . "kit's too, which the report leaves out, so it reads high while others run):\n";
   $out .= sprintf "%-9s %8s %8s %8s %8s\n", 'variant', 'BH', 'CE', 'MEE', 'postgres';
   for my $v (@order) {
     $out .= sprintf "%-9s %8s %8s %8s %8s\n", $v, map { fmt($med{$v}{"check_$_"}, '%.3f') } qw(bh ce mee postgres);
