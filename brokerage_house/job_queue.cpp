@@ -21,8 +21,8 @@ JobQueue::Admission JobQueue::Push(Job& job) {
   return Admission::kQueued;
 }
 
-Job JobQueue::Pop() {
-  Job job = std::move(jobs_[head_++]);
+void JobQueue::Pop(Job& job) {
+  job = std::move(jobs_[head_++]);
   if (head_ == jobs_.size()) {
     jobs_.clear();  // keeps the memory
     head_ = 0;
@@ -33,7 +33,6 @@ Job JobQueue::Pop() {
   }
   ++busy_;
   stats_.queue_depth.fetch_sub(1, std::memory_order_relaxed);
-  return job;
 }
 
 void JobQueue::Ended(std::size_t jobs) {
@@ -45,7 +44,7 @@ bool JobQueue::TryNext(Job& job, bool finished) {
   std::lock_guard lock(mutex_);
   if (finished) Ended(1);
   if (Queued() == 0) return false;
-  job = Pop();
+  Pop(job);
   return true;
 }
 
@@ -57,7 +56,7 @@ bool JobQueue::Next(Job& job, int64_t finished_nanos) {
   }
   for (;;) {
     if (Queued() > 0) {
-      job = Pop();
+      Pop(job);
       return true;
     }
     if (closed_) return false;  // closed and drained
@@ -91,7 +90,7 @@ void JobQueue::Lost(std::vector<Job>& orphans) {
   std::lock_guard lock(mutex_);
   --connected_;
   if (connected_ == 0) {
-    while (Queued() > 0) orphans.push_back(Pop());
+    while (Queued() > 0) Pop(orphans.emplace_back());
   }
   Ended(1);
 }
