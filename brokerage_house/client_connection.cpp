@@ -3,16 +3,16 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
-#include "brokerage_house/handler.h"
 #include "common/protocol/message_type.h"
+#include "common/protocol/reply.h"
 
 namespace bb::bh {
 
 namespace pr = protocol;
 
-ClientConnection::ClientConnection(StreamSocket socket, RequestSink& sink, Stats& stats,
+ClientConnection::ClientConnection(StreamSocket socket, Dispatcher& dispatcher, Stats& stats,
                                    const ServerIdentity& identity)
-    : Link(std::move(socket), identity, "client"), sink_(sink), stats_(stats) {}
+    : Link(std::move(socket), identity, "client"), dispatcher_(dispatcher), stats_(stats) {}
 
 void ClientConnection::Start() {
   stats_.clients.fetch_add(1, std::memory_order_relaxed);
@@ -33,7 +33,7 @@ void ClientConnection::OnClosed(const Status&) {
 
 void ClientConnection::OnFrame(const pr::FrameHeader& header, std::span<const uint8_t> body) {
   const uint64_t id = header.request_id;
-  if (!IsTransactionRequest(header.type)) {
+  if (!pr::IsTransactionRequest(header.type)) {
     return AnswerError(id, pr::ErrorCode::kUnexpectedMessage,
                        fmt::format("{} is not a request a Brokerage House serves",
                                    pr::MessageTypeName(header.type)));
@@ -44,16 +44,17 @@ void ClientConnection::OnFrame(const pr::FrameHeader& header, std::span<const ui
     WarnOnce(decoded.status().message());
     return AnswerError(id, pr::ErrorCode::kMalformedFrame, decoded.status().message());
   }
-  Owe();  // before Submit: a sink may reply at once, from within it
+  Owe();  // before Submit: the dispatcher may reply at once, from within it
   auto self = std::static_pointer_cast<ClientConnection>(shared_from_this());
-  if (!sink_.Submit(Job{std::move(self), id, header.type, std::move(decoded).value(), read_us()})) {
+  if (!dispatcher_.Submit(
+          Job{std::move(self), id, header.type, std::move(decoded).value(), read_us()})) {
     Repaid();
     stats_.overloaded.fetch_add(1, std::memory_order_relaxed);
     AnswerError(id, pr::ErrorCode::kOverloaded, "the request queue is full");
   }
 }
 
-// Each call is the reply to one job the sink took.
+// Each call is the reply to one job the dispatcher took.
 void ClientConnection::Queue(std::span<const uint8_t> frame) {
   Repaid();
   if (!closed()) out().insert(out().end(), frame.begin(), frame.end());

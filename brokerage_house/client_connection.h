@@ -4,8 +4,8 @@
 // hostile-input rules of issue 16: a bad header is answered and closes, a half-close gets every
 // reply owed, a client that never reads is not read either. This class says what a request
 // means: a bad body gets an error reply and the connection goes on; a transaction request goes
-// to the RequestSink, whose worker replies, already encoded, come back through the ReplyQueue
-// (Queue, Flush) on the I/O thread and go out in the order they come, batched.
+// to the Dispatcher, whose replies, already encoded, come back (Queue, Flush) on the I/O thread
+// and go out in the order they come, batched.
 //
 // Ownership: shared (Asio handlers, queued jobs and queued replies hold it); the server keeps
 // a weak reference to stop it at shutdown. Thread-safety: Stop from any thread; everything
@@ -16,7 +16,7 @@
 #include <memory>
 #include <span>
 
-#include "brokerage_house/request_sink.h"
+#include "brokerage_house/dispatcher.h"
 #include "brokerage_house/stats.h"
 #include "common/net/link.h"
 #include "common/protocol/codec.h"
@@ -30,10 +30,10 @@ using ServerIdentity = net::Identity;
 
 class ClientConnection : public net::Link, public ReplyTarget {
  public:
-  ClientConnection(StreamSocket socket, RequestSink& sink, Stats& stats,
+  ClientConnection(StreamSocket socket, Dispatcher& dispatcher, Stats& stats,
                    const ServerIdentity& identity);
   void Start();
-  // A worker's reply (ReplyQueue), on the I/O thread.
+  // The reply to one request the dispatcher took, on the I/O thread.
   void Queue(std::span<const uint8_t> frame) override;
   void Flush() override { Link::Flush(); }
 
@@ -43,7 +43,7 @@ class ClientConnection : public net::Link, public ReplyTarget {
   void OnBadHeader(const Status& why) override;
   void OnClosed(const Status& why) override;
 
-  RequestSink& sink_;
+  Dispatcher& dispatcher_;
   Stats& stats_;
 };
 

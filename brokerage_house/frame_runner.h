@@ -1,5 +1,5 @@
 // FrameRunner: runs the twelve TPC-E transactions (clause 3.3) frame by frame on one
-// database session, as the Brokerage House's DB workers and bb-txn do. Each Run() is one
+// database session, as the Brokerage House's worker lanes and bb-txn do. Each Run() is one
 // database transaction at the isolation level of clause 7.4.1.3, with bounded retries on
 // serialization failures and deadlocks, and returns the spec's outputs with a ReplyStatus that
 // says how it ended (docs/ARCHITECTURE.md, "Status and outcome: never conflate").
@@ -18,7 +18,7 @@
 // commits, so the caller can send them (spec: SendToMarket after commit).
 //
 // Ownership: borrows the session, which must outlive the runner. Thread-safety: none; one
-// runner per DB worker thread.
+// runner per worker thread.
 #pragma once
 
 #include <cstdint>
@@ -91,7 +91,7 @@ class FrameRunner {
 };
 
 // One transaction as its server-side call, ready to send: FrameRunner sends it with
-// Session::Call, the Brokerage House's CallDispatcher with Session::StartCall.
+// Session::Call, the Brokerage House's CallLanes with Session::StartCall.
 struct ServerCall {
   db::Isolation isolation = db::Isolation::kReadCommitted;
   db::Finish finish = db::Finish::kCommit;

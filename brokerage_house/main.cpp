@@ -6,10 +6,11 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
-#include "brokerage_house/call_dispatcher.h"
+#include "brokerage_house/blocking_runner.h"
+#include "brokerage_house/call_lanes.h"
 #include "brokerage_house/frame_runner.h"
-#include "brokerage_house/handler.h"
 #include "brokerage_house/server.h"
+#include "brokerage_house/worker_lanes.h"
 #include "common/db/connection.h"
 #include "common/db/loaded_sizing.h"
 #include "common/util/cli_app.h"
@@ -128,12 +129,13 @@ int main(int argc, char** argv) {
     return bb::Fail("bb-brokerage-house", logger.status(), 2);
   }
 
-  // Server-side frames: the I/O thread's own database sessions (CallDispatcher); client-side
-  // frames and --no-db: a pool of worker threads, each with a handler.
-  bb::bh::SinkFactory sink;
-  bb::bh::HandlerFactory factory;
+  // One Dispatcher serves every mode; its lanes differ. Server-side frames: the I/O thread's
+  // own database sessions (CallLanes); client-side frames and --no-db: worker threads, each with
+  // a blocking runner (WorkerLanes).
+  bb::bh::LanesFactory lanes;
   if (o.no_db) {
-    factory = [] { return Result<std::unique_ptr<bb::bh::Handler>>(bb::bh::MakeCannedHandler()); };
+    lanes = bb::bh::MakeWorkerLanes(
+        [] { return Result<std::unique_ptr<bb::bh::BlockingRunner>>(bb::bh::MakeCannedRunner()); });
   } else {
     // The sizing the database was loaded with is the run's sizing.
     auto conn = bb::db::Connection::Open(o.conninfo);
@@ -168,11 +170,11 @@ int main(int argc, char** argv) {
       }
     }
     if (o.frames.mode == bb::bh::FrameMode::kServer) {
-      sink = bb::bh::MakeCallDispatcher(o.conninfo, o.frames);
+      lanes = bb::bh::MakeCallLanes(o.conninfo, o.frames);
     } else {
-      factory = [conninfo = o.conninfo, frames = o.frames] {
-        return bb::bh::MakeDatabaseHandler(conninfo, frames);
-      };
+      lanes = bb::bh::MakeWorkerLanes([conninfo = o.conninfo, frames = o.frames] {
+        return bb::bh::MakeClientFramesRunner(conninfo, frames);
+      });
     }
   }
   spdlog::info("serving customers {}, scale factor {}, initial trade days {}{}",
@@ -180,8 +182,7 @@ int main(int argc, char** argv) {
                o.server.identity.initial_trade_days,
                o.no_db ? " (no database)"
                        : fmt::format(" ({}-side frames)", bb::bh::FrameModeName(o.frames.mode)));
-  bb::bh::Server server = sink ? bb::bh::Server(o.server, std::move(sink))
-                               : bb::bh::Server(o.server, std::move(factory));
+  bb::bh::Server server(o.server, std::move(lanes));
   Status s = server.Run();
   if (!s.ok()) {
     spdlog::error("{}", s.message());

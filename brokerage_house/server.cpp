@@ -9,14 +9,10 @@
 
 namespace bb::bh {
 
-Server::Server(ServerOptions options, HandlerFactory factory)
-    : Server(std::move(options), [f = std::move(factory)](const SinkContext& context) {
-        auto pool = WorkerPool::Start(context, f);
-        if (!pool.ok()) return Result<std::unique_ptr<RequestSink>>(pool.status());
-        return Result<std::unique_ptr<RequestSink>>(std::move(pool).value());
-      }) {}
+Server::Server(ServerOptions options, RunnerFactory factory)
+    : Server(std::move(options), MakeWorkerLanes(std::move(factory))) {}
 
-Server::Server(ServerOptions options, SinkFactory factory)
+Server::Server(ServerOptions options, LanesFactory factory)
     : options_(std::move(options)),
       factory_(std::move(factory)),
       acceptor_(io_),
@@ -41,13 +37,13 @@ Status Server::Run() {
       requests.clear();
     }
   };
-  auto made = factory_(SinkContext{io_, replies_, stats_, std::move(sink), options_.workers,
-                                   options_.queue_capacity});
-  if (!made.ok()) return made.status();
-  sink_ = std::move(made).value();
+  dispatcher_ =
+      std::make_unique<Dispatcher>(io_, replies_, stats_, std::move(sink),
+                                   DispatcherSettings{options_.workers, options_.queue_capacity});
+  if (Status started = dispatcher_->Start(factory_); !started.ok()) return started;
 
   if (Status listened = Listen(acceptor_, options_.listen, "--listen"); !listened.ok()) {
-    sink_.reset();  // nothing was taken; the I/O loop never ran
+    dispatcher_.reset();  // nothing was taken; the I/O loop never ran
     return listened;
   }
   port_ = BoundPort(acceptor_);
@@ -58,7 +54,7 @@ Status Server::Run() {
                options_.workers);
   if (!options_.port_file.empty() && !options_.listen.is_unix()) {
     if (Status written = WritePortFile(options_.port_file, port_.load()); !written.ok()) {
-      sink_.reset();  // as above: nothing was taken, the I/O loop never ran
+      dispatcher_.reset();  // as above: nothing was taken, the I/O loop never ran
       return written;
     }
   }
@@ -84,8 +80,8 @@ void Server::Stop() {
 
 // The socket has the acceptor's executor, io_'s own: no strand (see the class comment).
 void Server::Accepted(StreamSocket&& socket) {
-  auto client =
-      std::make_shared<ClientConnection>(std::move(socket), *sink_, stats_, options_.identity);
+  auto client = std::make_shared<ClientConnection>(std::move(socket), *dispatcher_, stats_,
+                                                   options_.identity);
   client->Start();
   std::erase_if(clients_, [](const auto& w) { return w.expired(); });
   clients_.push_back(client);
@@ -130,7 +126,7 @@ void Server::BeginShutdown() {
   // Draining blocks, so it runs off the I/O thread; the I/O thread keeps delivering replies
   // until the queue is empty, then closes everything.
   drainer_ = std::thread([this] {
-    sink_->Stop();
+    dispatcher_->Stop();
     asio::post(io_, [this] {
       for (auto& weak : clients_) {
         if (auto client = weak.lock()) client->Stop();

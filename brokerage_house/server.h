@@ -1,14 +1,14 @@
 // Server: wires the Brokerage House together (Asio's HTTP server 3 "server"): an acceptor on
 // one I/O thread that never blocks (an AcceptLoop: failed accepts back off), a ClientConnection
-// per client, the RequestSink that serves their requests (a WorkerPool of DB workers with the
-// ReplyQueue that carries their replies back, or a CallDispatcher on the I/O thread itself), the
+// per client, the Dispatcher that serves their requests on its lanes (server-side calls on the
+// I/O thread itself, or worker threads whose replies come back through the ReplyBatcher), the
 // MarketClient, a periodic summary line, and a graceful stop on SIGTERM/SIGINT: stop accepting,
 // serve what is queued, deliver the replies, close.
 //
 // The io_context runs on one thread only (Run's), so its handlers never run concurrently:
 // connections need no strand of their own (Asio calls this an implicit strand), which saves
 // a strand hand-off on every read, write and reply. Other threads reach a connection only
-// through io_ (ReplyQueue, Close).
+// through io_ (ReplyBatcher, Close).
 //
 // Ownership: owns everything it starts. Thread-safety: Run on one thread; Stop from any.
 #pragma once
@@ -21,11 +21,11 @@
 #include <vector>
 
 #include "brokerage_house/client_connection.h"
+#include "brokerage_house/dispatcher.h"
 #include "brokerage_house/market_client.h"
-#include "brokerage_house/reply_queue.h"
-#include "brokerage_house/request_sink.h"
+#include "brokerage_house/reply_batcher.h"
 #include "brokerage_house/stats.h"
-#include "brokerage_house/worker_pool.h"
+#include "brokerage_house/worker_lanes.h"
 #include "common/util/accept_loop.h"
 #include "common/util/asio.h"
 #include "common/util/cli.h"
@@ -47,10 +47,10 @@ struct ServerOptions {
 
 class Server {
  public:
-  // Requests served by a WorkerPool of options.workers threads, each with a handler of `factory`.
-  Server(ServerOptions options, HandlerFactory factory);
-  // Requests served by the sink `factory` makes (e.g. MakeCallDispatcher).
-  Server(ServerOptions options, SinkFactory factory);
+  // Requests served by options.workers worker lanes, each with a runner of `factory`.
+  Server(ServerOptions options, RunnerFactory factory);
+  // Requests served by the lanes `factory` makes (e.g. MakeCallLanes).
+  Server(ServerOptions options, LanesFactory factory);
   ~Server();
 
   // Starts the workers and listens; returns when stopped. An error if the workers cannot
@@ -71,20 +71,20 @@ class Server {
   void WaitForClients(std::chrono::steady_clock::time_point deadline);
 
   ServerOptions options_;
-  SinkFactory factory_;
+  LanesFactory factory_;
   Stats stats_;
   asio::io_context io_{1};  // run by one thread (the concurrency hint says so to Asio)
-  ReplyQueue replies_{io_};
+  ReplyBatcher replies_{io_};
   StreamAcceptor acceptor_;
   AcceptLoop accept_;
   asio::signal_set signals_;
   asio::steady_timer summary_timer_;
-  std::unique_ptr<RequestSink> sink_;
+  std::unique_ptr<Dispatcher> dispatcher_;
   std::unique_ptr<MarketClient> market_;
   std::vector<std::weak_ptr<ClientConnection>> clients_;
   std::chrono::steady_clock::time_point last_summary_;
   std::thread drainer_;
-  // Keeps the I/O loop running through the stop, until WaitForClients ends it: the sink's
+  // Keeps the I/O loop running through the stop, until WaitForClients ends it: the dispatcher's
   // Stop needs the loop while it drains, even when no client is left to give it work.
   std::optional<asio::executor_work_guard<asio::io_context::executor_type>> stopping_guard_;
   std::atomic<uint16_t> port_{0};

@@ -1,5 +1,5 @@
 // The Brokerage House on a loaded database, driven over TCP, with server-side frames (the I/O
-// thread's own sessions, CallDispatcher) and with client-side frames (DB worker threads): many
+// thread's own sessions, CallLanes) and with client-side frames (worker lanes): many
 // clients send generated requests in the mix's proportions and every one is answered as
 // intended; a database restart in the middle makes requests fail as db_error (counted, the
 // server keeps running), the sessions reconnect, and service resumes.
@@ -12,9 +12,11 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "brokerage_house/call_dispatcher.h"
+#include "brokerage_house/blocking_runner.h"
+#include "brokerage_house/call_lanes.h"
 #include "brokerage_house/frame_runner.h"
 #include "brokerage_house/server.h"
+#include "common/protocol/reply.h"
 #include "common/workload/inputs.h"
 #include "common/workload/mix.h"
 #include "tests/support/bh_client.h"
@@ -52,18 +54,6 @@ pr::Message NextRequest(workload::MixDeck& deck, workload::InputGenerator& input
   }
 }
 
-const pr::ReplyStatus* StatusOf(const pr::Message& reply) {
-  return std::visit(
-      [](const auto& r) -> const pr::ReplyStatus* {
-        if constexpr (requires { r.status.outcome; }) {
-          return &r.status;
-        } else {
-          return nullptr;
-        }
-      },
-      reply);
-}
-
 class BrokerageHouseOnADatabase : public ::testing::TestWithParam<bh::FrameMode> {
  protected:
   static void SetUpTestSuite() {
@@ -82,12 +72,12 @@ class BrokerageHouseOnADatabase : public ::testing::TestWithParam<bh::FrameMode>
     // Server-side frames run on the I/O thread's own sessions; client-side ones on workers.
     std::unique_ptr<bh::Server> server;
     if (GetParam() == bh::FrameMode::kServer) {
-      server = std::make_unique<bh::Server>(options, bh::MakeCallDispatcher(conninfo_, {}));
+      server = std::make_unique<bh::Server>(options, bh::MakeCallLanes(conninfo_, {}));
     } else {
       bh::FrameOptions frames;
       frames.mode = bh::FrameMode::kClient;
       server = std::make_unique<bh::Server>(
-          options, [frames] { return bh::MakeDatabaseHandler(conninfo_, frames); });
+          options, [frames] { return bh::MakeClientFramesRunner(conninfo_, frames); });
     }
     server_.emplace(std::move(server));
     ASSERT_NE(server_->port(), 0);
@@ -126,7 +116,7 @@ TEST_P(BrokerageHouseOnADatabase, ManyClientsRunTheMixAndEveryRequestIsAnsweredA
           auto reply = c->Call(request);
           if (!reply.ok()) continue;
           ++answered;
-          const pr::ReplyStatus* s = StatusOf(*reply);
+          const pr::ReplyStatus* s = pr::StatusOf(*reply);
           if (s == nullptr) continue;
           bool ok = s->outcome == pr::Outcome::kOk ||
                     (s->outcome == pr::Outcome::kRollback &&
@@ -171,14 +161,14 @@ TEST_P(BrokerageHouseOnADatabase, SurvivesADatabaseRestartAndResumes) {
   workload::InputGenerator inputs(kSizing, 11);
   auto before = c->Call(inputs.TradeStatus());
   ASSERT_TRUE(before.ok());
-  ASSERT_NE(StatusOf(*before), nullptr);
+  ASSERT_NE(pr::StatusOf(*before), nullptr);
 
   ASSERT_TRUE(testing::RunCommand(fmt::format("{} stop {} 2>&1", pgcluster, cluster)).ok());
   int db_errors = 0;
   for (int i = 0; i < 8; ++i) {
     auto reply = c->Call(inputs.TradeStatus());
     ASSERT_TRUE(reply.ok()) << "the server must answer while the database is down";
-    const pr::ReplyStatus* s = StatusOf(*reply);
+    const pr::ReplyStatus* s = pr::StatusOf(*reply);
     ASSERT_NE(s, nullptr);
     if (s->outcome == pr::Outcome::kDbError) ++db_errors;
   }
@@ -191,7 +181,7 @@ TEST_P(BrokerageHouseOnADatabase, SurvivesADatabaseRestartAndResumes) {
   while (consecutive_ok < 20 && std::chrono::steady_clock::now() < deadline) {
     auto reply = c->Call(inputs.TradeStatus());
     ASSERT_TRUE(reply.ok());
-    const pr::ReplyStatus* s = StatusOf(*reply);
+    const pr::ReplyStatus* s = pr::StatusOf(*reply);
     bool fine = s != nullptr && (s->outcome == pr::Outcome::kOk || s->spec_status == -911);
     consecutive_ok = fine ? consecutive_ok + 1 : 0;
     if (!fine) std::this_thread::sleep_for(std::chrono::milliseconds(100));

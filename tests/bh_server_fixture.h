@@ -35,8 +35,8 @@ class RunningServer {
  public:
   explicit RunningServer(
       bh::ServerOptions options = {},
-      bh::HandlerFactory factory =
-          [] { return Result<std::unique_ptr<bh::Handler>>(bh::MakeCannedHandler()); })
+      bh::RunnerFactory factory =
+          [] { return Result<std::unique_ptr<bh::BlockingRunner>>(bh::MakeCannedRunner()); })
       : server_(Make(std::move(options), std::move(factory))) {}
   void StopAndJoin() { server_.StopAndJoin(); }
   uint16_t port() const { return server_.port(); }
@@ -55,7 +55,7 @@ class RunningServer {
   }
 
  private:
-  static std::unique_ptr<bh::Server> Make(bh::ServerOptions options, bh::HandlerFactory factory) {
+  static std::unique_ptr<bh::Server> Make(bh::ServerOptions options, bh::RunnerFactory factory) {
     options.listen = {"127.0.0.1", 0};
     options.identity = {"test bh", kCustomers, kScaleFactor, kDays};
     options.summary_seconds = 0;

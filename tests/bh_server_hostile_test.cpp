@@ -9,10 +9,10 @@ namespace bb::bh_server_test {
 // ---------------------------------------------------------------------------------------------
 // Hostile and careless clients (issue 16).
 
-// A handler as slow as a short transaction, so that replies are still owed when the input ends.
-class DelayHandler : public bh::Handler {
+// A runner as slow as a short transaction, so that replies are still owed when the input ends.
+class DelayRunner : public bh::BlockingRunner {
  public:
-  void Handle(const pr::Message&, bh::HandlerResult& out) override {
+  void Run(const pr::Message&, bh::Completion& out) override {
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
     out.to_market.clear();
     out.reply.emplace<pr::TradeStatusOutput>();
@@ -26,8 +26,9 @@ std::vector<uint8_t> HelloFrame(int32_t initial_trade_days = kDays) {
 }
 
 TEST(BrokerageHouse, HalfClosedClientsGetEveryReplyOwedThenTheEnd) {
-  RunningServer server(
-      {}, [] { return Result<std::unique_ptr<bh::Handler>>(std::make_unique<DelayHandler>()); });
+  RunningServer server({}, [] {
+    return Result<std::unique_ptr<bh::BlockingRunner>>(std::make_unique<DelayRunner>());
+  });
   std::vector<uint8_t> bytes = HelloFrame();
   const auto request = testing::FrameOf(pr::TradeStatusInput{}, 2);
   bytes.insert(bytes.end(), request.begin(), request.end());
@@ -113,8 +114,9 @@ TEST(BrokerageHouse, OutOfDescriptorsAcceptBacksOffAndLogsOncePerEpisode) {
         options.summary_seconds = 0;
         options.workers = 1;
         options.port_file = port_file;
-        bh::Server server(
-            options, [] { return Result<std::unique_ptr<bh::Handler>>(bh::MakeCannedHandler()); });
+        bh::Server server(options, [] {
+          return Result<std::unique_ptr<bh::BlockingRunner>>(bh::MakeCannedRunner());
+        });
         return server.Run().ok() ? 0 : 1;
       },
       log_path);

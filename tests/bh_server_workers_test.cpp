@@ -5,11 +5,11 @@
 
 namespace bb::bh_server_test {
 
-// A handler that blocks until released, to fill the queue.
-class GateHandler : public bh::Handler {
+// A runner that blocks until released, to fill the queue.
+class GateRunner : public bh::BlockingRunner {
  public:
-  explicit GateHandler(std::atomic<bool>& open) : open_(open) {}
-  void Handle(const pr::Message&, bh::HandlerResult& out) override {
+  explicit GateRunner(std::atomic<bool>& open) : open_(open) {}
+  void Run(const pr::Message&, bh::Completion& out) override {
     while (!open_) std::this_thread::sleep_for(std::chrono::milliseconds(1));
     out.to_market.clear();
     out.reply.emplace<pr::TradeStatusOutput>();
@@ -25,7 +25,7 @@ TEST(BrokerageHouse, SaysOverloadedWhenTheQueueIsFullAndAnswersTheRestOnStop) {
   options.workers = 1;
   options.queue_capacity = 2;
   RunningServer server(options, [&] {
-    return Result<std::unique_ptr<bh::Handler>>(std::make_unique<GateHandler>(open));
+    return Result<std::unique_ptr<bh::BlockingRunner>>(std::make_unique<GateRunner>(open));
   });
   auto c = server.Client();
   // 1 in the worker, 2 queued, then overloaded.
@@ -63,11 +63,11 @@ TEST(BrokerageHouse, SaysOverloadedWhenTheQueueIsFullAndAnswersTheRestOnStop) {
   EXPECT_TRUE(server.status().ok()) << server.status().message();
 }
 
-// A handler as slow as a database transaction that counts how many of it run at once.
-class SlowHandler : public bh::Handler {
+// A runner as slow as a database transaction that counts how many of it run at once.
+class SlowRunner : public bh::BlockingRunner {
  public:
-  SlowHandler(std::atomic<int>& running, std::atomic<int>& most) : running_(running), most_(most) {}
-  void Handle(const pr::Message&, bh::HandlerResult& out) override {
+  SlowRunner(std::atomic<int>& running, std::atomic<int>& most) : running_(running), most_(most) {}
+  void Run(const pr::Message&, bh::Completion& out) override {
     const int now = ++running_;
     int most = most_.load();
     while (now > most && !most_.compare_exchange_weak(most, now)) {
@@ -83,16 +83,16 @@ class SlowHandler : public bh::Handler {
   std::atomic<int>& most_;
 };
 
-// The pool wakes one worker for a burst of quick jobs; slow ones must still get a worker each.
+// One worker is woken for a burst of quick jobs; slow ones must still get a worker each.
 TEST(BrokerageHouse, SlowRequestsArrivingTogetherRunInParallel) {
   std::atomic<int> running{0}, most{0};
   bh::ServerOptions options;
   options.workers = 2;
   RunningServer server(options, [&] {
-    return Result<std::unique_ptr<bh::Handler>>(std::make_unique<SlowHandler>(running, most));
+    return Result<std::unique_ptr<bh::BlockingRunner>>(std::make_unique<SlowRunner>(running, most));
   });
   auto c = server.Client();
-  // One at a time first, so the pool has measured how long a job takes.
+  // One at a time first, so the queue has measured how long a job takes.
   for (int i = 0; i < 20; ++i)
     ASSERT_TRUE(Holds<pr::TradeStatusOutput>(c->Call(pr::TradeStatusInput{})));
   ASSERT_EQ(most.load(), 1);  // one client, one request at a time
@@ -111,10 +111,10 @@ TEST(BrokerageHouse, SlowRequestsArrivingTogetherRunInParallel) {
   EXPECT_EQ(most.load(), 2);
 }
 
-// A handler that says it took 3 round trips and 5 statements of database work per request.
-class CountingHandler : public bh::Handler {
+// A runner that says it took 3 round trips and 5 statements of database work per request.
+class CountingRunner : public bh::BlockingRunner {
  public:
-  void Handle(const pr::Message&, bh::HandlerResult& out) override {
+  void Run(const pr::Message&, bh::Completion& out) override {
     out.to_market.clear();
     out.reply.emplace<pr::TradeStatusOutput>();
     out.db_round_trips = 3;
@@ -129,7 +129,7 @@ TEST(BrokerageHouse, WritesItsTotalsPerTypeToTheStatsFileWhenStopped) {
   bh::ServerOptions options;
   options.stats_file = path;
   RunningServer server(options, [] {
-    return Result<std::unique_ptr<bh::Handler>>(std::make_unique<CountingHandler>());
+    return Result<std::unique_ptr<bh::BlockingRunner>>(std::make_unique<CountingRunner>());
   });
   auto c = server.Client();
   for (int i = 0; i < 7; ++i)
@@ -186,8 +186,8 @@ TEST(BrokerageHouse, ServesOverAUnixDomainSocket) {
   options.identity = {"test bh", kCustomers, kScaleFactor, kDays};
   options.summary_seconds = 0;
   options.workers = 2;
-  bh::Server server(options,
-                    [] { return Result<std::unique_ptr<bh::Handler>>(bh::MakeCannedHandler()); });
+  bh::Server server(
+      options, [] { return Result<std::unique_ptr<bh::BlockingRunner>>(bh::MakeCannedRunner()); });
   Status status;
   std::thread thread([&] { status = server.Run(); });
   for (int i = 0; i < 500 && !server.listening(); ++i) {
@@ -214,8 +214,8 @@ TEST(BrokerageHouse, ABusyAddressIsAClearError) {
   bh::ServerOptions options;
   options.listen = {"127.0.0.1", first.port()};
   options.identity = {"second", kCustomers, kScaleFactor, kDays};
-  bh::Server second(options,
-                    [] { return Result<std::unique_ptr<bh::Handler>>(bh::MakeCannedHandler()); });
+  bh::Server second(
+      options, [] { return Result<std::unique_ptr<bh::BlockingRunner>>(bh::MakeCannedRunner()); });
   Status s = second.Run();
   ASSERT_FALSE(s.ok());
   EXPECT_THAT(s.message(), HasSubstr(fmt::format("--listen 127.0.0.1:{}", first.port())));

@@ -11,7 +11,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
-#include "brokerage_house/call_dispatcher.h"
+#include "brokerage_house/call_lanes.h"
 #include "brokerage_house/frame_runner.h"
 #include "customer_emulator/emulator.h"
 #include "tests/ce_test_support.h"
@@ -28,7 +28,7 @@ TEST(CustomerEmulatorOnADatabase, EveryTransactionEndsAsIntended) {
   auto conninfo = testing::CreateFramesDatabase("ce", kSizing);
   ASSERT_TRUE(conninfo.ok()) << conninfo.status().message();
 
-  cetest::RunningBh bh(kSizing, bh::MakeCallDispatcher(*conninfo, {}), 4);
+  cetest::RunningBh bh(kSizing, bh::MakeCallLanes(*conninfo, {}), 4);
   ASSERT_NE(bh.port(), 0) << bh.status().message();
   const std::string path =
       (std::filesystem::temp_directory_path() / fmt::format("bb-ce-db-{}.csv", ::getpid()))

@@ -51,21 +51,23 @@ inline std::string TempLog(const std::string& name) {
 
 // The canned Brokerage House, handing every request it answers to `see` first (from its worker
 // threads: `see` locks what it shares).
-inline bh::HandlerFactory CannedObserving(std::function<void(const protocol::Message&)> see) {
-  class Observing : public bh::Handler {
+inline bh::RunnerFactory CannedObserving(std::function<void(const protocol::Message&)> see) {
+  class Observing : public bh::BlockingRunner {
    public:
     explicit Observing(std::function<void(const protocol::Message&)> see)
-        : see_(std::move(see)), canned_(bh::MakeCannedHandler()) {}
-    void Handle(const protocol::Message& request, bh::HandlerResult& out) override {
+        : see_(std::move(see)), canned_(bh::MakeCannedRunner()) {}
+    void Run(const protocol::Message& request, bh::Completion& out) override {
       see_(request);
-      canned_->Handle(request, out);
+      canned_->Run(request, out);
     }
 
    private:
     std::function<void(const protocol::Message&)> see_;
-    std::unique_ptr<bh::Handler> canned_;
+    std::unique_ptr<bh::BlockingRunner> canned_;
   };
-  return [see] { return Result<std::unique_ptr<bh::Handler>>(std::make_unique<Observing>(see)); };
+  return [see] {
+    return Result<std::unique_ptr<bh::BlockingRunner>>(std::make_unique<Observing>(see));
+  };
 }
 
 inline ce::EmulatorOptions Options(uint16_t port, const std::string& log) {

@@ -16,7 +16,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
-#include "brokerage_house/handler.h"
+#include "brokerage_house/blocking_runner.h"
 #include "brokerage_house/server.h"
 #include "common/protocol/transactions.h"
 #include "common/util/cli.h"
@@ -30,15 +30,15 @@ namespace bb::cetest {
 // A Brokerage House server running on its own thread on 127.0.0.1:<ephemeral>.
 class RunningBh {
  public:
-  static bh::HandlerFactory Canned() {
-    return [] { return Result<std::unique_ptr<bh::Handler>>(bh::MakeCannedHandler()); };
+  static bh::RunnerFactory Canned() {
+    return [] { return Result<std::unique_ptr<bh::BlockingRunner>>(bh::MakeCannedRunner()); };
   }
 
-  RunningBh(const workload::Sizing& sizing, bh::HandlerFactory factory, int workers = 2)
+  RunningBh(const workload::Sizing& sizing, bh::RunnerFactory factory, int workers = 2)
       : RunningBh(sizing, workers, [&](const bh::ServerOptions& o) {
           return std::make_unique<bh::Server>(o, std::move(factory));
         }) {}
-  RunningBh(const workload::Sizing& sizing, bh::SinkFactory factory, int workers = 2)
+  RunningBh(const workload::Sizing& sizing, bh::LanesFactory factory, int workers = 2)
       : RunningBh(sizing, workers, [&](const bh::ServerOptions& o) {
           return std::make_unique<bh::Server>(o, std::move(factory));
         }) {}

@@ -13,7 +13,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
-#include "brokerage_house/call_dispatcher.h"
+#include "brokerage_house/call_lanes.h"
 #include "brokerage_house/frame_runner.h"
 #include "brokerage_house/server.h"
 #include "common/db/connection.h"
@@ -86,7 +86,7 @@ TEST(MarketEmulatorOnADatabase, CompletesMarketOrdersAndTriggersLimitOrders) {
                  static_cast<int32_t>(kSizing.initial_trade_days)};
   const std::string db = *conninfo;
   testing::InProcessServer<bh::Server> server(
-      std::make_unique<bh::Server>(bo, bh::MakeCallDispatcher(db, {})));
+      std::make_unique<bh::Server>(bo, bh::MakeCallLanes(db, {})));
   ASSERT_EQ(server.port(), bh_port);
   // Both directions up: the emulator's delivery connections, which retry every second until the
   // BH listens; the BH's market client started connecting to the emulator, which was already

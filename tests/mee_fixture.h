@@ -57,8 +57,9 @@ class RunningBh {
     options.summary_seconds = 0;
     options.identity = {"test bh", kSizing.customers, static_cast<int32_t>(kSizing.scale_factor),
                         static_cast<int32_t>(kSizing.initial_trade_days)};
-    return std::make_unique<bh::Server>(
-        options, [] { return Result<std::unique_ptr<bh::Handler>>(bh::MakeCannedHandler()); });
+    return std::make_unique<bh::Server>(options, [] {
+      return Result<std::unique_ptr<bh::BlockingRunner>>(bh::MakeCannedRunner());
+    });
   }
 
   testing::InProcessServer<bh::Server> server_;

@@ -46,7 +46,7 @@ std::unique_ptr<bh::Server> NoDbServer() {
   options.summary_seconds = 0;
   options.workers = 2;
   return std::make_unique<bh::Server>(
-      options, [] { return Result<std::unique_ptr<bh::Handler>>(bh::MakeCannedHandler()); });
+      options, [] { return Result<std::unique_ptr<bh::BlockingRunner>>(bh::MakeCannedRunner()); });
 }
 
 TEST(Netbench, BhClientGetsEveryReplyAndTheServerCountsThem) {

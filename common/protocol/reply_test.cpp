@@ -1,5 +1,7 @@
 #include "common/protocol/reply.h"
 
+#include <string>
+#include <variant>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -46,6 +48,71 @@ TEST(ProtocolReply, ABadHeadIsAnErrorNamingTheTypeOrField) {
   EXPECT_NE(s.message().find("outcome: 99"), std::string::npos) << s.message();
   s = DecodeReplyHead(MessageType::kHelloReply, bad_outcome, head);
   EXPECT_NE(s.message().find("HelloReply"), std::string::npos) << s.message();
+}
+
+TEST(ProtocolReply, TheTwelveTransactionInputsAreTheRequests) {
+  int requests = 0;
+  for (int t = 0; t < 256; ++t) {
+    if (IsTransactionRequest(static_cast<MessageType>(t))) ++requests;
+  }
+  EXPECT_EQ(requests, 12);
+  EXPECT_TRUE(IsTransactionRequest(MessageType::kTradeOrderInput));
+  EXPECT_TRUE(IsTransactionRequest(MessageType::kTradeCleanupInput));
+  EXPECT_FALSE(IsTransactionRequest(MessageType::kTradeOrderOutput));
+  EXPECT_FALSE(IsTransactionRequest(MessageType::kHello));
+  EXPECT_FALSE(IsTransactionRequest(MessageType::kMarketTradeRequest));
+}
+
+TEST(ProtocolReply, StampsAndReadsTheStatusOfTransactionRepliesOnly) {
+  Message reply = TradeLookupOutput{};
+  StampServerTime(reply, 1234);
+  ASSERT_NE(StatusOf(reply), nullptr);
+  EXPECT_EQ(StatusOf(reply)->server_micros, 1234);
+  Message error = ErrorReply{ErrorCode::kOverloaded, "full"};
+  StampServerTime(error, 1234);  // nothing to stamp
+  EXPECT_EQ(StatusOf(error), nullptr);
+  EXPECT_EQ(StatusOf(Message(TradeLookupInput{})), nullptr);
+}
+
+TEST(ProtocolReply, AnEmptyReplyHasTheRequestsReplyTypeAndTheStatusGiven) {
+  ReplyStatus status;
+  status.outcome = Outcome::kDbError;
+  status.detail = "connection lost";
+  Message reply;
+  ASSERT_TRUE(MakeEmptyReply(TradeResultInput{}, status, reply));
+  EXPECT_EQ(TypeOf(reply), MessageType::kTradeResultOutput);
+  ASSERT_NE(StatusOf(reply), nullptr);
+  EXPECT_EQ(StatusOf(reply)->outcome, Outcome::kDbError);
+  EXPECT_EQ(StatusOf(reply)->detail, "connection lost");
+  ASSERT_TRUE(MakeEmptyReply(BrokerVolumeInput{}, status, reply));
+  EXPECT_EQ(TypeOf(reply), MessageType::kBrokerVolumeOutput);
+  Message untouched = HelloReply{};
+  EXPECT_FALSE(MakeEmptyReply(MarketTradeRequest{}, status, untouched));
+  EXPECT_EQ(TypeOf(untouched), MessageType::kHelloReply);
+}
+
+TEST(ProtocolReply, AReplyThatBreaksALimitIsEncodedAsAnInternalErrorSayingWhy) {
+  std::vector<uint8_t> out{7};  // appended to, not replaced
+  TradeStatusOutput fine;
+  ASSERT_TRUE(EncodeReply(fine, 41, out).ok());
+  auto frame = DecodeFrame(std::span<const uint8_t>(out).subspan(1));
+  ASSERT_TRUE(frame.ok()) << frame.status().message();
+  EXPECT_EQ(frame->header.request_id, 41u);
+  EXPECT_TRUE(std::holds_alternative<TradeStatusOutput>(frame->message));
+
+  TradeStatusOutput bad;
+  bad.status.detail = std::string(width::kDetail + 1, 'x');
+  out.clear();
+  Status s = EncodeReply(bad, 42, out);
+  EXPECT_NE(s.message().find("detail"), std::string::npos) << s.message();
+  frame = DecodeFrame(out);
+  ASSERT_TRUE(frame.ok()) << frame.status().message();
+  EXPECT_EQ(frame->header.request_id, 42u);
+  ASSERT_TRUE(std::holds_alternative<ErrorReply>(frame->message));
+  const auto& error = std::get<ErrorReply>(frame->message);
+  EXPECT_EQ(error.code, ErrorCode::kInternal);
+  EXPECT_NE(error.text.find("server could not encode its reply: "), std::string::npos)
+      << error.text;
 }
 
 }  // namespace
