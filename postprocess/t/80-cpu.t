@@ -183,8 +183,10 @@ subtest 'bb-cpu-sampler: --pgdata and --programs-under keep only our cluster and
     system('sh', '-c', '"$0" "$@"; exit $?', $sampler, @_) == 0 or fail("cpu-sampler @_: $?");
   };
   $sample->("$dir/all.csv", '--seconds', 1);
+  # The build named through a symbolic link: the programs' real paths still lie under it.
+  symlink("$dir/ours/build", "$dir/ours-build") or die "symlink: $!";
   $sample->("$dir/ours.csv", '--seconds', 1, '--pgdata', "$dir/ours/data",
-            '--programs-under', "$dir/ours/build");
+            '--programs-under', "$dir/ours-build/");
   unlink "$dir/ours/data/postmaster.pid";    # the cluster stopped
   $sample->("$dir/gone.csv", '--seconds', 1, '--pgdata', "$dir/ours/data");
   kill 'TERM', @pids;
