@@ -1,47 +1,13 @@
-#include <type_traits>
+#include <variant>
 
 #include "brokerage_house/blocking_runner.h"
+#include "common/protocol/reply.h"
 
 namespace bb::bh {
 
 namespace pr = protocol;
 
 namespace {
-
-// An empty, ok reply of the request's type.
-void Canned(const pr::BrokerVolumeInput&, Completion& out) {
-  out.reply.emplace<pr::BrokerVolumeOutput>();
-}
-void Canned(const pr::CustomerPositionInput&, Completion& out) {
-  out.reply.emplace<pr::CustomerPositionOutput>();
-}
-void Canned(const pr::MarketFeedInput&, Completion& out) {
-  out.reply.emplace<pr::MarketFeedOutput>();
-}
-void Canned(const pr::MarketWatchInput&, Completion& out) {
-  out.reply.emplace<pr::MarketWatchOutput>();
-}
-void Canned(const pr::SecurityDetailInput&, Completion& out) {
-  out.reply.emplace<pr::SecurityDetailOutput>();
-}
-void Canned(const pr::TradeLookupInput&, Completion& out) {
-  out.reply.emplace<pr::TradeLookupOutput>();
-}
-void Canned(const pr::TradeResultInput&, Completion& out) {
-  out.reply.emplace<pr::TradeResultOutput>();
-}
-void Canned(const pr::TradeStatusInput&, Completion& out) {
-  out.reply.emplace<pr::TradeStatusOutput>();
-}
-void Canned(const pr::TradeUpdateInput&, Completion& out) {
-  out.reply.emplace<pr::TradeUpdateOutput>();
-}
-void Canned(const pr::DataMaintenanceInput&, Completion& out) {
-  out.reply.emplace<pr::DataMaintenanceOutput>();
-}
-void Canned(const pr::TradeCleanupInput&, Completion& out) {
-  out.reply.emplace<pr::TradeCleanupOutput>();
-}
 
 class CannedRunner : public BlockingRunner {
  public:
@@ -52,16 +18,11 @@ class CannedRunner : public BlockingRunner {
       TradeOrder(*order, out);
       return;
     }
-    std::visit(
-        [&](const auto& in) {
-          if constexpr (requires { Canned(in, out); }) {
-            Canned(in, out);
-          } else {
-            out.reply.emplace<pr::ErrorReply>(pr::ErrorCode::kUnexpectedMessage,
-                                              "not a transaction request");
-          }
-        },
-        request);
+    // An empty, ok reply of the request's type.
+    if (!pr::MakeEmptyReply(request, pr::ReplyStatus{}, out.reply)) {
+      out.reply.emplace<pr::ErrorReply>(pr::ErrorCode::kUnexpectedMessage,
+                                        "not a transaction request");
+    }
   }
 
  private:
