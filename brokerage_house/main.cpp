@@ -24,8 +24,9 @@ using bb::Status;
 
 constexpr const char* kAbout =
     R"(The Brokerage House: serves the TPC-E transactions to customer and market emulators over
-TCP, running each as one database transaction on a pool of DB workers, and sends trade
-requests to the market emulator after Trade-Order and Market-Feed commit.
+TCP, running each as one database transaction on one of --workers database sessions (none
+with --no-db), and sends trade requests to the market emulator after Trade-Order and
+Market-Feed commit.
 )";
 
 constexpr const char* kFooter =
