@@ -77,7 +77,7 @@ Status Emulator::Impl::Run() {
   if (!log.ok()) return log.status();
   log_ = std::move(log).value();
 
-  // Streams: 0 deals the emulator's deck, 1 draws the DM's inputs, i + 2 user i's inputs.
+  // Streams: 0 deals the emulator's deck, 1 draws the DM's inputs, 2 the users' inputs.
   // A partitioned CE offsets its streams by its first LU so that CEs sharing a run and a
   // seed do not replay each other's decks and inputs.
   std::optional<wl::CustomerSelector> selector;
@@ -89,16 +89,10 @@ Status Emulator::Impl::Run() {
     stream_base = static_cast<uint64_t>(s->partition_first_load_unit()) << 32;
   }
   deck_.emplace(wl::StreamSeed(o.seed, stream_base));
-  users_.reserve(static_cast<size_t>(o.users));
-  for (int i = 0; i < o.users; ++i) {
-    const wl::RngSeed input_seed =
-        wl::StreamSeed(o.seed, stream_base + static_cast<uint64_t>(i) + 2);
-    if (selector) {
-      users_.emplace_back(wl::InputGenerator(o.sizing, input_seed, *selector));
-    } else {
-      users_.emplace_back(wl::InputGenerator(o.sizing, input_seed));
-    }
-  }
+  const wl::RngSeed input_seed = wl::StreamSeed(o.seed, stream_base + 2);
+  inputs_ = selector ? std::make_unique<wl::InputGenerator>(o.sizing, input_seed, *selector)
+                     : std::make_unique<wl::InputGenerator>(o.sizing, input_seed);
+  users_.resize(static_cast<size_t>(o.users));
   dm_inputs_ =
       std::make_unique<wl::InputGenerator>(o.sizing, wl::StreamSeed(o.seed, stream_base + 1));
   {

@@ -1,8 +1,8 @@
 // Emulator: the Customer Emulator (docs/ARCHITECTURE.md, "Customer Emulator"; clauses 6.3-6.6).
 //
 // Emulated users loop: draw the next transaction from the emulator's one 890-card MixDeck
-// (clause 6.3.1), generate its inputs with their own InputGenerator (clause 6.4.1, partition
-// clause 6.4.2), send it to the Brokerage House, wait for the reply, append one MixRow, then wait
+// (clause 6.3.1), generate its inputs with the emulator's one InputGenerator (clause 6.4.1,
+// partition clause 6.4.2), send it to the Brokerage House, wait for the reply, append one MixRow, then wait
 // for the next start: with pacing P a user starts a request every P seconds (start to start), or
 // at once when a reply took longer than P.
 // Before the users start, one Trade-Cleanup (clause 3.3.12, clause 6.3.3); from the start of
@@ -11,14 +11,21 @@
 //
 // Design choices:
 //  * Event-driven on ONE Asio I/O thread (the thread that calls Run). Users are small structs
-//    (input generator and request bookkeeping), never threads, and all of them, the deck,
+//    (request bookkeeping), never threads, and all of them, the deck,
 //    the connections and the timers live on that thread, so nothing needs a lock
 //    except the MixLog queue (its own background writer does the disk I/O). One thread keeps
 //    dispatch simple and, on the 2-core machines we target, leaves the other core to the BH.
-//  * One deck for the whole emulator, not one per user: every 890 consecutive transactions it
-//    sends hold the exact mix (clause 6.3.1), so the number of Trade-Orders in a measurement
-//    interval, and with it TRTPS under --pacing auto, depends on the interval's length, not on
-//    how far into its own deck each user happens to be.
+//  * One deck and one input generator for the whole emulator, not one per user: every 890
+//    consecutive transactions it sends hold the exact mix (clause 6.3.1), so the number of
+//    Trade-Orders in a measurement interval, and with it TRTPS under --pacing auto, depends on
+//    the interval's length, not on how far into its own deck each user happens to be. Likewise
+//    every input variant with a required share (clause 6.4.1: Trade-Order's trade types,
+//    quantities, margin, LIFO, third party, by name and roll-back; the frames of Trade-Lookup
+//    and Trade-Update; CP's, MW's and SD's choices) is dealt from a deck of the generator's
+//    (inputs.h, VariantDecks), so a measurement interval holds each within two passes of its
+//    deck of the exact share, where independent draws at 1000 users missed the clause's ranges
+//    in most 2-hour intervals. The sequence of inputs follows from --seed alone (each user
+//    takes the next as it dispatches, so which user sends which depends on timing).
 //  * `connections` TCP connections to the BH (default min(users, 64)); user i uses connection
 //    i % connections. Requests are multiplexed on a connection by request id: the low 32 bits
 //    are the requester's slot (user index; then the DM and TC senders), the high 32 bits a

@@ -60,10 +60,8 @@ struct Request {
 static_assert(wl::InputVariant::kCapacity < sizeof(MixRow::inputs),
               "a mix row holds every input variant whole");
 
-// An emulated user: its inputs and its one request (the deck is the emulator's).
+// An emulated user: its one request (the deck and the input generator are the emulator's).
 struct User {
-  explicit User(wl::InputGenerator g) : inputs(std::move(g)) {}
-  wl::InputGenerator inputs;
   Request request;
   bool started = false;  // its first request was written
 };
@@ -140,6 +138,9 @@ class Emulator::Impl {
   // The emulator's one 890-card deck, drawn by each user in turn as it dispatches (clause 6.3.1:
   // every 890 consecutive transactions of this CE hold the exact mix). Set by Run.
   std::optional<wl::MixDeck> deck_;
+  // The users' inputs, drawn as they dispatch: one generator, so that its variant decks give
+  // the shares of clause 6.4.1 over the emulator's transactions (inputs.h). Set by Run.
+  std::unique_ptr<wl::InputGenerator> inputs_;
   Request dm_;
   Request tc_;
   std::unique_ptr<wl::InputGenerator> dm_inputs_;

@@ -165,14 +165,14 @@ void Emulator::Impl::Dispatch(uint32_t u, int64_t ready_us) {
   const TT type = deck_->Next();
   pr::Writer w(c.next_buffer());
   const uint32_t seq = r.seq + 1;
-  if (Status s = EncodeDeckRequest(type, user.inputs, RequestId(u, seq), w); !s.ok()) {
+  if (Status s = EncodeDeckRequest(type, *inputs_, RequestId(u, seq), w); !s.ok()) {
     // A generated input the codec refuses is a bug in the generator: stop this user, loudly.
     spdlog::error("user {}: cannot encode {}: {}", u, wl::TransactionCode(type), s.message());
     return;
   }
   r.seq = seq;
   r.type = type;
-  r.inputs = user.inputs.variant();
+  r.inputs = inputs_->variant();
   r.outstanding = true;
   r.written = false;
   r.ready_us = ready_us;

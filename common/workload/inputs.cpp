@@ -31,19 +31,14 @@ constexpr std::string_view kPending = "PNDG";
 constexpr std::string_view kSubmitted = "SBMT";
 constexpr std::string_view kCanceled = "CNCL";
 
-// --- clause 6.4.1, one block per transaction. Percentages are of a draw in [1, 100]. ---
+// --- clause 6.4.1, one block per transaction. The choices with required shares are dealt from
+// the decks of inputs.h (VariantDecks); what is left here is drawn. ---
 
 // Broker-Volume: 20..40 brokers (3.2.1.2), capped at the configured brokers.
 constexpr int kBrokerListMin = 20;
 constexpr int kBrokerListMax = 40;
 
-// Customer-Position.
-constexpr int kByTaxIdPercent = 50;
-constexpr int kGetHistoryPercent = 50;
-
-// Market-Watch: industry ≤ 5, watch list ≤ 65, else account.
-constexpr int kWatchIndustryUpTo = 5;
-constexpr int kWatchListUpTo = 65;
+// Market-Watch.
 constexpr int64_t kIndustryWindowCompanies = 5000;
 // start_date: week NURand(0, 255, 255, 0) + 5 and a weekday by these cumulative percentages.
 constexpr int kWeekA = 255;
@@ -52,7 +47,6 @@ constexpr int kFirstWeek = 5;
 constexpr std::array<int, 5> kWeekdayUpTo = {20, 27, 33, 40, 100};  // Mon 20 .. Fri 60
 
 // Security-Detail.
-constexpr int kAccessLobPercent = 1;
 constexpr int kDayRowsMin = 5;
 constexpr int kDayRowsMax = 20;
 
@@ -62,26 +56,21 @@ constexpr int64_t kTradeIdA = 65535;
 constexpr int kTradeIdBitShift = 7;
 constexpr int64_t kStartTimeA = 4095;
 constexpr int kStartTimeShift = 16;
-constexpr int kLookupFrame1UpTo = 30;  // frames 30 / 30 / 30 / 10 %
-constexpr int kLookupFrame2UpTo = 60;
-constexpr int kLookupFrame3UpTo = 90;
 constexpr int64_t kLookupFrame2BackOffMs = 32 * kMsPerHour;
 constexpr int64_t kLookupFrame3BackOffMs = 200 * kMsPerMinute;
 constexpr int64_t kLookupFrame4BackOffMs = 500 * kMsPerMinute;
-constexpr int kUpdateFrame1UpTo = 33;  // frames 33 / 33 / 34 %
-constexpr int kUpdateFrame2UpTo = 66;
 constexpr int64_t kUpdateFrame2BackOffMs = 32 * kMsPerHour;
 constexpr int64_t kUpdateFrame3BackOffMs = 200 * kMsPerMinute;
 
 // Trade-Order.
-constexpr int kExecIsOwnerPercent = 75;  // of accounts with extra executors: (90 − 60) / 40
-constexpr int kByCompanyNamePercent = 40;
-constexpr int kMarketPercent = 60;
-constexpr int kBuyPercent = 50;
-constexpr int kStopLossPercent = 50;  // of limit sells
-constexpr int kMarginPercent = 16;    // of buys: 8 % of all orders
-constexpr int kLifoPercent = 35;
-constexpr int kRollBackRange = spec::kRollbackOneIn;  // roll back when a draw in [1, 101] is 1
+// EGen's executor: the owner for accounts without extra executors, else the owner 75 % of the
+// time ((90 − 60) / 40: 40 % of the accounts have extras), which makes 10 % third parties.
+constexpr int kExecIsOwnerPercent = 75;
+// Draws of a customer and account that fit the dealt third-party card (TradeOrder): at most
+// this many, which 40 % of the accounts having extra executors makes ample (0.6^64 ≈ 6e-15).
+constexpr int kMaxAccountDraws = 64;
+// The kinds of VariantDecks::to_type, in its order.
+constexpr std::array<std::string_view, 5> kTradeTypes = {"TMB", "TMS", "TLB", "TLS", "TSL"};
 constexpr std::array<int32_t, 4> kTradeQuantities = {100, 200, 400, 800};
 constexpr std::array<std::string_view, 4> kQuantityTokens = {"q100", "q200", "q400", "q800"};
 
@@ -230,7 +219,7 @@ pb::CustomerPositionInput InputGenerator::CustomerPosition() {
   const int64_t c_id = customers_.Select(rng_);
   pb::CustomerPositionInput in;
   variant_.Clear();
-  if (rng_.Percent(kByTaxIdPercent)) {
+  if (decks_.cp_by_tax_id.Deal(rng_) == 0) {
     in.cust_id = 0;
     in.tax_id = TaxId(c_id);
     variant_.Add("tax");
@@ -238,7 +227,7 @@ pb::CustomerPositionInput InputGenerator::CustomerPosition() {
     in.cust_id = c_id;
     variant_.Add("cust");
   }
-  in.get_history = rng_.Percent(kGetHistoryPercent);
+  in.get_history = decks_.cp_history.Deal(rng_) == 0;
   if (in.get_history) variant_.Add("hist");
   in.acct_id_idx = rng_.IntRange(0, model_.AccountCount(c_id) - 1);
   return in;
@@ -247,8 +236,8 @@ pb::CustomerPositionInput InputGenerator::CustomerPosition() {
 pb::MarketWatchInput InputGenerator::MarketWatch() {
   pb::MarketWatchInput in;
   variant_.Clear();
-  const int mode = rng_.IntRange(1, 100);
-  if (mode <= kWatchIndustryUpTo) {
+  const int mode = decks_.mw_mode.Deal(rng_);
+  if (mode == 0) {
     variant_.Add("industry");
     in.industry_name = Industries()[static_cast<size_t>(rng_.IntRange(0, kIndustryCount - 1))].name;
     const int64_t companies = sizing_.Companies();
@@ -259,7 +248,7 @@ pb::MarketWatchInput InputGenerator::MarketWatch() {
       in.starting_co_id = CompanyId(rng_.Int64Range(0, companies - kIndustryWindowCompanies));
       in.ending_co_id = in.starting_co_id + kIndustryWindowCompanies - 1;
     }
-  } else if (mode <= kWatchListUpTo) {
+  } else if (mode == 1) {
     variant_.Add("watch");
     in.cust_id = customers_.Select(rng_);
   } else {
@@ -277,7 +266,7 @@ pb::MarketWatchInput InputGenerator::MarketWatch() {
 pb::SecurityDetailInput InputGenerator::SecurityDetail() {
   pb::SecurityDetailInput in;
   in.symbol = Market(sizing_).Symbol(UniformSecurity());
-  in.access_lob_flag = rng_.Percent(kAccessLobPercent);
+  in.access_lob_flag = decks_.sd_lob.Deal(rng_) == 0;
   variant_.Clear();
   if (in.access_lob_flag) variant_.Add("lob");
   in.max_rows_to_return = rng_.IntRange(kDayRowsMin, kDayRowsMax);
@@ -291,26 +280,22 @@ pb::SecurityDetailInput InputGenerator::SecurityDetail() {
 
 pb::TradeLookupInput InputGenerator::TradeLookup() {
   pb::TradeLookupInput in;
-  const int point = rng_.IntRange(1, 100);
-  if (point <= kLookupFrame1UpTo) {
-    in.frame = 1;
+  in.frame = decks_.tl_frame.Deal(rng_) + 1;
+  if (in.frame == 1) {
     in.max_trades = kMaxTrades;
     FillTradeIds(in.trade_ids);
-  } else if (point <= kLookupFrame2UpTo) {
-    in.frame = 2;
+  } else if (in.frame == 2) {
     in.max_trades = kMaxTrades;
     in.acct_id = AccountOf(customers_.Select(rng_));
     in.start_trade_dts = StartTradeMicros(kLookupFrame2BackOffMs);
     in.end_trade_dts = end_of_initial_trades_;
-  } else if (point <= kLookupFrame3UpTo) {
-    in.frame = 3;
+  } else if (in.frame == 3) {
     in.max_trades = kMaxTrades;
     in.symbol = Market(sizing_).Symbol(UniformSecurity());
     in.start_trade_dts = StartTradeMicros(kLookupFrame3BackOffMs);
     in.end_trade_dts = end_of_initial_trades_;
     in.max_acct_id = max_acct_id_;
   } else {
-    in.frame = 4;
     in.acct_id = AccountOf(customers_.Select(rng_));
     in.start_trade_dts = StartTradeMicros(kLookupFrame4BackOffMs);
   }
@@ -322,23 +307,36 @@ pb::TradeLookupInput InputGenerator::TradeLookup() {
 pb::TradeOrderInput InputGenerator::TradeOrder() {
   const Market market(sizing_);
   pb::TradeOrderInput in;
-  const int64_t c_id = customers_.Select(rng_);
-  in.acct_id = AccountOf(c_id);
-  const AccountBasket basket = model_.BasketOf(in.acct_id);
-  const int64_t security =
-      basket.securities[static_cast<size_t>(rng_.IntRange(0, basket.size - 1))];
 
-  // The owner, or (for a quarter of the accounts that have extra executors) the extra person:
-  // the only one if one, the second if two. Either way a person the account permits (F2).
-  int64_t executor = c_id;
-  const AccountExecutors extra = model_.ExtraExecutors(in.acct_id);
-  const bool third_party = extra.count > 0 && !rng_.Percent(kExecIsOwnerPercent);
-  if (third_party) executor = extra.persons[static_cast<size_t>(extra.count - 1)];
+  // The third-party card is dealt first, then the customer and account drawn to fit it: for a
+  // third party one with extra executors, for the owner one without, or with them kept 75 % of
+  // the time (kExecIsOwnerPercent). So, given the card, the account follows EGen's law given
+  // its executor, and its law over all orders is EGen's as long as 40 % of the accounts have
+  // extras (3.10), while the share of third parties is the deck's. An executor other than the
+  // owner is the extra person: the only one if one, the second if two (a person the account
+  // permits, F2). Should no account of a partition have extras, a third-party card goes to the
+  // owner after kMaxAccountDraws draws, and the share falls short where the report shows it.
+  const bool third_party_card = decks_.to_third_party.Deal(rng_) == 0;
+  int64_t c_id = 0;
+  AccountExecutors extra;
+  for (int draws = 1;; ++draws) {
+    c_id = customers_.Select(rng_);
+    in.acct_id = AccountOf(c_id);
+    extra = model_.ExtraExecutors(in.acct_id);
+    const bool fits =
+        third_party_card ? extra.count > 0 : extra.count == 0 || rng_.Percent(kExecIsOwnerPercent);
+    if (fits || draws == kMaxAccountDraws) break;
+  }
+  const bool third_party = third_party_card && extra.count > 0;
+  const int64_t executor = third_party ? extra.persons[static_cast<size_t>(extra.count - 1)] : c_id;
   in.exec_f_name = FirstName(executor);
   in.exec_l_name = LastName(executor);
   in.exec_tax_id = TaxId(executor);
 
-  const bool by_name = rng_.Percent(kByCompanyNamePercent);
+  const AccountBasket basket = model_.BasketOf(in.acct_id);
+  const int64_t security =
+      basket.securities[static_cast<size_t>(rng_.IntRange(0, basket.size - 1))];
+  const bool by_name = decks_.to_by_name.Deal(rng_) == 0;
   if (by_name) {
     in.co_name = market.CompanyName(market.SecurityCompany(security));
     in.issue = IssueName(market.SecurityIssue(security));
@@ -346,27 +344,21 @@ pb::TradeOrderInput InputGenerator::TradeOrder() {
     in.symbol = market.Symbol(security);
   }
 
-  const auto quantity = static_cast<size_t>(rng_.IntRange(0, 3));
+  const auto quantity = static_cast<size_t>(decks_.to_quantity.Deal(rng_));
   in.trade_qty = kTradeQuantities[quantity];
   // Drawn for every order as EGen does; Trade-Order F3 replaces it with the market price for
   // market orders.
   in.requested_price = rng_.Int64Range(kPriceLowCents, kPriceHighCents);
-  const bool is_market = rng_.Percent(kMarketPercent);
-  const bool is_buy = rng_.Percent(kBuyPercent);
-  if (is_market) {
-    in.trade_type_id = is_buy ? "TMB" : "TMS";
-  } else if (is_buy) {
-    in.trade_type_id = "TLB";
-  } else {
-    in.trade_type_id = rng_.Percent(kStopLossPercent) ? "TSL" : "TLS";
-  }
-  in.type_is_margin = is_buy && rng_.Percent(kMarginPercent);
-  in.is_lifo = rng_.Percent(kLifoPercent);
-  in.roll_it_back = rng_.IntRange(1, kRollBackRange) <= 1;
+  const std::string_view type = kTradeTypes[static_cast<size_t>(decks_.to_type.Deal(rng_))];
+  in.trade_type_id = type;
+  const bool is_buy = type == "TMB" || type == "TLB";
+  in.type_is_margin = is_buy && decks_.to_margin.Deal(rng_) == 0;
+  in.is_lifo = decks_.to_lifo.Deal(rng_) == 0;
+  in.roll_it_back = decks_.to_roll.Deal(rng_) == 0;
   in.st_pending_id = kPending;
   in.st_submitted_id = kSubmitted;
   variant_.Clear();
-  variant_.Add(in.trade_type_id);
+  variant_.Add(type);
   variant_.Add(kQuantityTokens[quantity]);
   if (by_name) variant_.Add("name");
   if (third_party) variant_.Add("tp");
@@ -387,17 +379,14 @@ pb::TradeUpdateInput InputGenerator::TradeUpdate() {
   pb::TradeUpdateInput in;
   in.max_trades = kMaxTrades;
   in.max_updates = kMaxTrades;
-  const int point = rng_.IntRange(1, 100);
-  if (point <= kUpdateFrame1UpTo) {
-    in.frame = 1;
+  in.frame = decks_.tu_frame.Deal(rng_) + 1;
+  if (in.frame == 1) {
     FillTradeIds(in.trade_ids);
-  } else if (point <= kUpdateFrame2UpTo) {
-    in.frame = 2;
+  } else if (in.frame == 2) {
     in.acct_id = AccountOf(customers_.Select(rng_));
     in.start_trade_dts = StartTradeMicros(kUpdateFrame2BackOffMs);
     in.end_trade_dts = end_of_initial_trades_;
   } else {
-    in.frame = 3;
     in.symbol = Market(sizing_).Symbol(UniformSecurity());
     in.start_trade_dts = StartTradeMicros(kUpdateFrame3BackOffMs);
     in.end_trade_dts = end_of_initial_trades_;

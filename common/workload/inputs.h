@@ -17,9 +17,16 @@
 //
 // Allocation: a call allocates only the strings and vectors of the struct it returns.
 //
-// Ownership and thread-safety: a value holding a Sizing, its customer selectors and its own
-// generator; copy it freely; use one per emulated user or per thread, never one from two
-// threads at once. The same sizing, seed and partition give the same inputs.
+// Input variants (clause 6.4.1): every choice the clause gives a required share is dealt from a
+// deck of its own (deck.h; the decks and the reasons are at VariantDecks below), never drawn
+// independently, so the shares hold over everything one generator deals. Which customer,
+// account, security or trade an input names stays a draw (NURand or uniform, as the spec says).
+//
+// Ownership and thread-safety: a value holding a Sizing, its customer selectors, its generator
+// and its decks; copy it freely (a copy deals on from the same state, independently); never use
+// one from two threads at once. Use one for all the users of an emulator: the shares are exact
+// over its decks' passes, not over one user's few transactions. The same sizing, seed,
+// partition and sequence of calls give the same inputs.
 #pragma once
 
 #include <array>
@@ -31,8 +38,10 @@
 #include "common/util/status.h"
 #include "common/workload/customer.h"
 #include "common/workload/customer_selection.h"
+#include "common/workload/deck.h"
 #include "common/workload/random.h"
 #include "common/workload/sizing.h"
+#include "common/workload/spec.h"
 
 namespace bb::workload {
 
@@ -121,6 +130,32 @@ class InputGenerator {
   int64_t StartTradeMicros(int64_t back_off_ms);
   int64_t UniformSecurity();
 
+  // The decks of the choices clause 6.4.1 gives required shares, one a choice, each with the
+  // fewest cards that make its shares exact (the fewer the cards, the closer any run of deals
+  // stays to the shares). EGen draws each choice independently, so a 2-hour interval of a small
+  // database (14 545 Trade-Orders at 1000 customers) misses the clause's narrower ranges by
+  // chance most of the time (a 10 % variant strays by 0.25 points, 2.5 times the range's
+  // half-width); dealt, each share is within two passes' cards of exact over any run of
+  // transactions, whatever the length of the run, the number of users or of emulators.
+  // The choices stay independent of one another: each deck is shuffled by its own deals.
+  struct VariantDecks {
+    Deck<1, 1> cp_by_tax_id;       // by tax id, by customer id: 50 / 50 %
+    Deck<1, 1> cp_history;         // get_history: 50 %
+    Deck<1, 12, 7> mw_mode;        // by industry, watch list, account: 5 / 60 / 35 %
+    Deck<1, 99> sd_lob;            // access_lob: 1 %
+    Deck<3, 3, 3, 1> tl_frame;     // frames 1-4: 30 / 30 / 30 / 10 %
+    Deck<33, 33, 34> tu_frame;     // frames 1-3: 33 / 33 / 34 %
+    Deck<3, 3, 2, 1, 1> to_type;   // TMB, TMS, TLB, TLS, TSL: 30 / 30 / 20 / 10 / 10 %
+    Deck<1, 1, 1, 1> to_quantity;  // 100, 200, 400, 800: 25 % each
+    Deck<2, 3> to_by_name;         // security by company name and issue: 40 %
+    Deck<1, 9> to_third_party;     // an executor other than the owner: 10 %
+    // Dealt for buys only (a sell is never on margin): 16 % of the buys, which are exactly half
+    // of every pass of to_type, is 8 % of all Trade-Orders.
+    Deck<4, 21> to_margin;
+    Deck<7, 13> to_lifo;                        // 35 %
+    Deck<1, spec::kRollbackOneIn - 1> to_roll;  // roll_it_back: 1 in 101
+  };
+
   Sizing sizing_;
   CustomerModel model_;
   CustomerSelector customers_;      // the CE's customers (maybe a partition)
@@ -130,6 +165,7 @@ class InputGenerator {
   int64_t end_of_initial_trades_;  // µs, EndOfInitialTradesForInputs
   int64_t max_acct_id_;            // TL/TU frame 3's max_acct_id
   InputVariant variant_;           // of the last mix input
+  VariantDecks decks_;
 };
 
 }  // namespace bb::workload

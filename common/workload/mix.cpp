@@ -1,7 +1,5 @@
 #include "common/workload/mix.h"
 
-#include <utility>
-
 namespace bb::workload {
 namespace {
 
@@ -56,20 +54,9 @@ int DeckCards(TransactionType type) {
   return 0;
 }
 
-MixDeck::MixDeck(RngSeed seed) : rng_(seed) {
-  size_t next = 0;
-  for (const DeckWeight& w : kDeckWeights) {
-    for (int i = 0; i < w.cards; ++i) cards_[next++] = w.type;
-  }
-}
-
 TransactionType MixDeck::Next() {
-  // Incremental Fisher-Yates (clause 6.3.1): pick among the cards not yet drawn in this pass.
-  const int pick = rng_.IntRange(position_, kDeckSize - 1);
-  std::swap(cards_[static_cast<size_t>(position_)], cards_[static_cast<size_t>(pick)]);
-  const TransactionType type = cards_[static_cast<size_t>(position_)];
-  position_ = position_ + 1 == kDeckSize ? 0 : position_ + 1;
-  return type;
+  // Clause 6.3.1: the card deck.
+  return kDeckWeights[static_cast<size_t>(cards_.Deal(rng_))].type;
 }
 
 }  // namespace bb::workload

@@ -1,24 +1,24 @@
 // The transaction types of a run and the Customer Emulator's transaction mix (spec clause
 // 6.3.1).
 //
-// The CE draws its next transaction from a deck of 890 cards that holds each of its eight
-// transaction types as many times as the type's weight (BV 49, CP 130, MW 180, SD 140, TL 80,
-// TO 101, TS 190, TU 20). Each draw picks a card uniformly among those not yet drawn in the
-// current pass and swaps it to the front (an incremental Fisher-Yates shuffle); after 890 draws
-// the next pass starts over the permuted deck. So every pass of 890 consecutive draws holds the
-// exact mix, and the order inside a pass is random. Market-Feed and Trade-Result come from the
+// The CE draws its next transaction from a deck (deck.h) of 890 cards that holds each of its
+// eight transaction types as many times as the type's weight (BV 49, CP 130, MW 180, SD 140,
+// TL 80, TO 101, TS 190, TU 20). So every pass of 890 consecutive draws holds the exact mix, and
+// the order inside a pass is random. Market-Feed and Trade-Result come from the
 // MEE, Data-Maintenance and Trade-Cleanup from the CE's own timers: they have codes for the mix
 // log but no cards.
 //
 // Ownership and thread-safety: MixDeck is a small value (its generator and 890 one-byte cards);
-// one per emulated user or per thread; not safe to share between threads.
+// one per emulator (or per thread); not safe to share between threads.
 #pragma once
 
 #include <array>
 #include <cstdint>
 #include <optional>
 #include <string_view>
+#include <utility>
 
+#include "common/workload/deck.h"
 #include "common/workload/random.h"
 
 namespace bb::workload {
@@ -68,18 +68,23 @@ int DeckCards(TransactionType type);
 
 class MixDeck {
  public:
-  // The deck's order follows from the seed alone; give each user its own seed.
-  explicit MixDeck(RngSeed seed);
+  // The deck's order follows from the seed alone.
+  explicit MixDeck(RngSeed seed) : rng_(seed) {}
 
   // The next transaction type; draws without allocating.
   TransactionType Next();
   // Draws made in the current pass, 0..889: a pass that ends at 0 held the exact mix.
-  int position() const { return position_; }
+  int position() const { return cards_.position(); }
 
  private:
+  // Kind i is kDeckWeights[i].type.
+  template <std::size_t... I>
+  static Deck<kDeckWeights[I].cards...> CardsOf(std::index_sequence<I...>);
+  using Cards = decltype(CardsOf(std::make_index_sequence<kDeckWeights.size()>()));
+  static_assert(Cards::kSize == kDeckSize);
+
   Random rng_;
-  std::array<TransactionType, kDeckSize> cards_;
-  int position_ = 0;
+  Cards cards_;
 };
 
 }  // namespace bb::workload

@@ -205,7 +205,8 @@ sub mix_and_response_checks {
     add_reason($r, 'mix', '6.3.1', 'no valid transaction of the mix in the MI');
     return;
   }
-  # The deck gives the exact mix only per 890 draws of each user, so a short run's mix drifts
+  # The deck gives the exact mix only per 890 draws of each emulator, and the market
+  # emulator's Trade-Results and Market-Feeds follow the orders, so a short run's mix drifts
   # by chance further than the spec's ranges (about +-0.5 % of each share) allow. As for
   # steadiness: an MI shorter than the spec's 2 hours widens each range to the target +-
   # max(the spec's half-width, $SHARE_Z binomial standard deviations of the share at this
