@@ -48,6 +48,17 @@ proc_status_kb() {
   done 2>/dev/null <"/proc/$1/status" || true
 }
 
+# The CPU time PID has used so far, user and system, in clock ticks (getconf CLK_TCK), or
+# nothing once PID is gone. The command name (field 2) may hold spaces: fields count after ')'.
+proc_cpu_ticks() {
+  local stat rest
+  stat=$(cat "/proc/$1/stat" 2>/dev/null) || return 0
+  rest=${stat##*) }
+  read -r -a f <<<"${rest}"
+  # After the name: state is field 3, so utime (14) and stime (15) are f[11] and f[12].
+  printf '%s\n' "$((f[11] + f[12]))"
+}
+
 # A controller's progress: a stage or a note on the screen and, time-stamped, in the log file
 # CONTROLLER_LOG (run.log, build-db.log; /dev/null until the script has one).
 CONTROLLER_LOG="${CONTROLLER_LOG:-/dev/null}"

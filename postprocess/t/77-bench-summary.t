@@ -186,22 +186,26 @@ subtest 'bench ce: one emulator from its end-of-run record' => sub {
   write_file("$dir/ce.end", end_record_text([program => 'bb-customer-emulator'], [stop => 'duration'],
     [sent => 50010], [rows => 50005], [in_flight => 0], [errors => 3], [measured_s => '20.000'],
     [measured_transactions => 41000], [dispatch_lateness_p50_us => 120], [dispatch_lateness_p99_us => 900]));
-  # 41000 / 20 s = 2050.0/s; 204800 kB / 100 users = 2048.0; 50005 rows - 50000 logged = 5 lost.
+  # 41000 / 20 s = 2050.0/s; 204800 kB / 100 users = 2048.0; 50005 rows - 50000 logged = 5 lost;
+  # 1 000 100 us of CPU / 50005 rows = 20.00 us a row.
   my $want = "users=100 hwm_kb=204800 rss_kb=200000 kib_per_user=2048.0 tps=2050.0 measured_s=20.0 "
-           . "errors=3 rows_lost=5 lateness_p50_us=120 lateness_p99_us=900\n";
-  is(ce_run_line("$dir/ce.end", users => 100, hwm_kb => 204800, rss_kb => 200000, logged => 50000),
+           . "errors=3 rows_lost=5 lateness_p50_us=120 lateness_p99_us=900 cpu_us_per_row=20.00\n";
+  is(ce_run_line("$dir/ce.end", users => 100, hwm_kb => 204800, rss_kb => 200000, logged => 50000,
+                 cpu_us => 1000100),
      $want, 'the line');
-  is(qx{$^X $PROGRAM ce-run --users 100 --hwm-kb 204800 --rss-kb 200000 --logged-rows 50000 $dir/ce.end 2>&1},
+  is(qx{$^X $PROGRAM ce-run --users 100 --hwm-kb 204800 --rss-kb 200000 --logged-rows 50000 --cpu-us 1000100 $dir/ce.end 2>&1},
      $want, 'bb-bench-summary ce-run');
-  my $out = qx{$^X $PROGRAM ce-run --users 100 --hwm-kb 2x --rss-kb 1 --logged-rows 1 $dir/ce.end 2>&1};
+  my $out = qx{$^X $PROGRAM ce-run --users 100 --hwm-kb 2x --rss-kb 1 --logged-rows 1 --cpu-us 1 $dir/ce.end 2>&1};
   is($? >> 8, 1, 'a bad figure: exit 1');
   like($out, qr/--hwm-kb: '2x' is not a whole number/, 'named with its value');
+  like(qx{$^X $PROGRAM ce-run --users 1 --hwm-kb 1 --rss-kb 1 --logged-rows 1 --cpu-us 1.5 $dir/ce.end 2>&1},
+       qr/--cpu-us: '1\.5' is not a whole number/, 'a bad CPU figure named with its value');
   write_file("$dir/ce-bad.end", end_record_text([program => 'bb-customer-emulator'], [stop => 'duration'],
     [sent => 1], [rows => 1], [in_flight => 0], [errors => 0], [measured_s => 'twenty'],
     [measured_transactions => 1], [dispatch_lateness_p50_us => 1], [dispatch_lateness_p99_us => 1]));
-  like(qx{$^X $PROGRAM ce-run --users 1 --hwm-kb 1 --rss-kb 1 --logged-rows 1 $dir/ce-bad.end 2>&1},
+  like(qx{$^X $PROGRAM ce-run --users 1 --hwm-kb 1 --rss-kb 1 --logged-rows 1 --cpu-us 1 $dir/ce-bad.end 2>&1},
        qr{ce-bad\.end: measured_s: 'twenty' is not a number}, 'a bad value of the record is named');
-  like(qx{$^X $PROGRAM ce-run --users 1 --hwm-kb 1 --rss-kb 1 --logged-rows 1 $dir/none.end 2>&1},
+  like(qx{$^X $PROGRAM ce-run --users 1 --hwm-kb 1 --rss-kb 1 --logged-rows 1 --cpu-us 1 $dir/none.end 2>&1},
        qr{none\.end: no such record}, 'a missing record is named');
 };
 

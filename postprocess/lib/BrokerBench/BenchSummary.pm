@@ -195,13 +195,14 @@ sub harness_table {
   return $out;
 }
 
-# ce_run_line($record_path, users => N, hwm_kb => N, rss_kb => N, logged => N) -> the line of
-# key=value figures bench ce prints for one customer emulator: its peak RSS per user, its
-# transactions per measured second and its dispatch lateness from its end-of-run record
-# (postprocess/MIXLOG.md), and the rows it counted but the mix log lacks.
+# ce_run_line($record_path, users => N, hwm_kb => N, rss_kb => N, logged => N, cpu_us => N) ->
+# the line of key=value figures bench ce prints for one customer emulator: its peak RSS per user,
+# its transactions per measured second and its dispatch lateness from its end-of-run record
+# (postprocess/MIXLOG.md), its CPU microseconds per row over the whole run (cpu_us: user and
+# system), and the rows it counted but the mix log lacks.
 sub ce_run_line {
   my ($path, %o) = @_;
-  for my $k (qw(users hwm_kb rss_kb logged)) {
+  for my $k (qw(users hwm_kb rss_kb logged cpu_us)) {
     die "ce-run: --" . ($k =~ s/_/-/r) . ": '" . ($o{$k} // '') . "' is not a whole number\n"
       unless defined $o{$k} && $o{$k} =~ /\A\d+\z/;
   }
@@ -215,11 +216,12 @@ sub ce_run_line {
   }
   my $secs = $rec->{measured_s};
   my $tps = $secs > 0 ? sprintf('%.1f', $rec->{measured_transactions} / $secs) : '0.0';
+  my $cpu = $rec->{rows} > 0 ? sprintf('%.2f', $o{cpu_us} / $rec->{rows}) : '-';
   return sprintf "users=%d hwm_kb=%d rss_kb=%d kib_per_user=%.1f tps=%s measured_s=%.1f errors=%s "
-               . "rows_lost=%d lateness_p50_us=%s lateness_p99_us=%s\n",
+               . "rows_lost=%d lateness_p50_us=%s lateness_p99_us=%s cpu_us_per_row=%s\n",
                  $o{users}, $o{hwm_kb}, $o{rss_kb}, $o{hwm_kb} / $o{users}, $tps, $secs,
                  $rec->{errors}, $rec->{rows} - $o{logged}, $rec->{dispatch_lateness_p50_us},
-                 $rec->{dispatch_lateness_p99_us};
+                 $rec->{dispatch_lateness_p99_us}, $cpu;
 }
 
 # mee_mix_figures($mix_log) -> "TR MF TR/s p99_wait_us p99_resp_us": of a market emulator's mix
