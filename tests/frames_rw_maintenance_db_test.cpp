@@ -6,6 +6,64 @@
 
 namespace bb::frames_rw_test {
 
+// Clause 3.3.11.3, ACCOUNT_PERMISSION: the pseudo-code takes the account's first AP_ACL in
+// descending order and updates the account's rows that hold it, to "1111", or to "0011" when it
+// already is "1111". Accounts of two and three rows of different ACLs, where the highest is not
+// on the lowest AP_TAX_ID (the row the kit changed before), and one whose highest ACL two rows
+// hold.
+TEST_P(FramesRw, DataMaintenanceChangesTheRowsOfTheAccountsHighestAcl) {
+  // Accounts of their own for each frame mode: the database is the suite's.
+  const int mode = static_cast<int>(GetParam());
+  const auto account = [&](int k) {
+    return Int(fmt::format("SELECT ca_id FROM customer_account ORDER BY ca_id OFFSET {} LIMIT 1",
+                           900 + 10 * mode + k));
+  };
+  // Replaces the account's permission rows by `rows` (tax id, ACL).
+  const auto set_rows = [&](int64_t acct,
+                            const std::vector<std::pair<std::string, std::string>>& rows) {
+    std::string sql = fmt::format("DELETE FROM account_permission WHERE ap_ca_id = {};", acct);
+    for (const auto& [tax, acl] : rows) {
+      sql += fmt::format(
+          "INSERT INTO account_permission (ap_ca_id, ap_acl, ap_tax_id, ap_l_name, ap_f_name) "
+          "VALUES ({}, '{}', '{}', 'Lee', 'Ann');",
+          acct, acl, tax);
+    }
+    ASSERT_TRUE(conn_->Execute(sql).ok()) << sql;
+  };
+  // The account's rows as "TAX:ACL,..." in tax id order.
+  const auto rows_of = [&](int64_t acct) {
+    return Text(
+        fmt::format("SELECT string_agg(ap_tax_id || ':' || ap_acl, ',' ORDER BY ap_tax_id) FROM "
+                    "account_permission WHERE ap_ca_id = {}",
+                    acct));
+  };
+  const auto maintain = [&](int64_t acct) {
+    protocol::DataMaintenanceInput in;
+    in.table = protocol::MaintenanceTable::kAccountPermission;
+    in.acct_id = acct;
+    const protocol::DataMaintenanceOutput out = runner_->Run(in);
+    EXPECT_EQ(out.status.outcome, Outcome::kOk) << out.status.detail;
+    return rows_of(acct);
+  };
+
+  const int64_t two = account(0), three = account(1), shared = account(2);
+  ASSERT_GT(two, 0);
+  // The example of issue 40: the owner's 0000 on the lower tax id, the extra person's 0001.
+  set_rows(two, {{"091IC9522HC483", "0000"}, {"685ZD8459UW461", "0001"}});
+  EXPECT_EQ(maintain(two), "091IC9522HC483:0000,685ZD8459UW461:1111");
+  EXPECT_EQ(maintain(two), "091IC9522HC483:0000,685ZD8459UW461:0011");
+  EXPECT_EQ(maintain(two), "091IC9522HC483:0000,685ZD8459UW461:1111");
+
+  set_rows(three, {{"A1", "0000"}, {"B2", "0011"}, {"C3", "0001"}});
+  EXPECT_EQ(maintain(three), "A1:0000,B2:1111,C3:0001");
+  EXPECT_EQ(maintain(three), "A1:0000,B2:0011,C3:0001");
+
+  // Two rows hold the highest ACL: both change, and then both again.
+  set_rows(shared, {{"A1", "0000"}, {"B2", "1111"}, {"C3", "1111"}});
+  EXPECT_EQ(maintain(shared), "A1:0000,B2:0011,C3:0011");
+  EXPECT_EQ(maintain(shared), "A1:0000,B2:1111,C3:1111");
+}
+
 // Clause 3.3.11: each call changes the one table it names, as a toggle or a cycle.
 TEST_P(FramesRw, DataMaintenanceUpdatesEachTable) {
   using protocol::MaintenanceTable;
@@ -32,12 +90,13 @@ TEST_P(FramesRw, DataMaintenanceUpdatesEachTable) {
     std::vector<std::string> toggle;  // {a, b}: the first call gives a, or b if it was a
   };
   const std::vector<Case> cases = {
+      // Which rows change is DataMaintenanceChangesTheRowsOfTheAccountsHighestAcl's.
       {MaintenanceTable::kAccountPermission,
-       fmt::format("SELECT ap_acl FROM account_permission WHERE ap_ca_id = {0} AND ap_tax_id = "
-                   "(SELECT min(ap_tax_id) FROM account_permission WHERE ap_ca_id = {0})",
+       fmt::format("SELECT string_agg(ap_acl, ',' ORDER BY ap_tax_id) FROM account_permission "
+                   "WHERE ap_ca_id = {}",
                    acct),
        [&](auto& in) { in.acct_id = acct; },
-       {"1111", "0011"}},
+       {}},
       {MaintenanceTable::kAddress,
        fmt::format("SELECT coalesce(nullif(ad_line2, ''), '-') FROM address JOIN customer ON "
                    "c_ad_id = ad_id WHERE c_id = {}",

@@ -12,12 +12,13 @@ namespace bb::bh {
 
 namespace {
 
-// ACCOUNT_PERMISSION: the account's first permission row (by AP_TAX_ID, our choice of
-// "first", which the spec leaves open) gets ACL "1111", or "0011" if it already has "1111".
+// ACCOUNT_PERMISSION (clause 3.3.11.3's pseudo-code): the account's first AP_ACL ordered
+// descending, i.e. its highest, and every row of the account that holds it, get ACL "1111", or
+// "0011" if that ACL already is "1111". max() orders as ORDER BY ap_acl DESC does.
 constexpr db::PreparedStatement kAccountPermission{
     "dm_account_permission",
     "UPDATE account_permission SET ap_acl = CASE WHEN ap_acl = '1111' THEN '0011' ELSE '1111' "
-    "END WHERE ap_ca_id = $1 AND ap_tax_id = (SELECT min(ap_tax_id) FROM account_permission "
+    "END WHERE ap_ca_id = $1 AND ap_acl = (SELECT max(ap_acl) FROM account_permission "
     "WHERE ap_ca_id = $1)"};
 
 // ADDRESS of a customer or of a company: AD_LINE2 toggles "Apt. 10C" / "Apt. 22".

@@ -14,10 +14,12 @@ SET enable_seqscan = off SET enable_hashjoin = off SET enable_mergejoin = off AS
 BEGIN
   status := 0;
   IF p_table_name = 'ACCOUNT_PERMISSION' THEN
+    -- Clause 3.3.11.3: the account's first AP_ACL in descending order, and every row of the
+    -- account holding it.
     UPDATE account_permission
        SET ap_acl = CASE WHEN ap_acl = '1111' THEN '0011' ELSE '1111' END
      WHERE ap_ca_id = p_acct_id
-       AND ap_tax_id = (SELECT min(ap_tax_id) FROM account_permission WHERE ap_ca_id = p_acct_id);
+       AND ap_acl = (SELECT max(ap_acl) FROM account_permission WHERE ap_ca_id = p_acct_id);
   ELSIF p_table_name = 'ADDRESS' THEN
     -- A customer's address when the driver sent a customer, else a company's.
     IF p_c_id <> 0 THEN
