@@ -149,3 +149,37 @@ upgrade_settings() {
   fi
   grep -q '^shared_preload_libraries' "${conf}" || statements_settings >>"${conf}"
 }
+
+# Settings for the server's next start only (run --set NAME=VALUE): given to the postmaster as
+# -c NAME=VALUE, which win over postgresql.conf and postgresql.auto.conf and are written to no
+# file of the cluster, so nothing is left to undo after the run, not even after a killed one.
+# DIR/run-settings lists those the running server was started with (no file: none); a start
+# that asks for others (none included) restarts the server, so it always runs with what its
+# last start asked for. Every setting costs a restart, also one a reload would take: seconds,
+# against a ramp-up of minutes, and one rule for every setting.
+
+# check_settings DIR NAME=VALUE...: each setting as the server takes it: postgres -C reads the
+# configuration with it and prints the value, or fails naming the parameter and why. Refusals
+# go to DIR/set-refused, one "NAME=VALUE: the server's reason" a line; false if there are any.
+check_settings() {
+  local dir="$1" s out why
+  shift
+  rm -f -- "${dir}/set-refused"
+  for s in "$@"; do
+    if [[ ! "${s}" =~ ${PG_SET_PATTERN} ]]; then
+      printf '%s: not %s\n' "${s}" "${PG_SET_SHAPE}" >>"${dir}/set-refused"
+      continue
+    fi
+    out=$(as_db_user "${CLUSTER_BIN}/postgres" -D "${dir}/data" -c "${s}" -C "${s%%=*}" 2>&1) && continue
+    why=$(sed -n 's/^.*\(FATAL\|ERROR\): *//p' <<<"${out}" | head -n 1)
+    printf '%s: %s\n' "${s}" "${why:-${out##*$'\n'}}" >>"${dir}/set-refused"
+  done
+  [[ ! -s "${dir}/set-refused" ]]
+}
+
+# The server's options for start_server: -c NAME=VALUE for each setting.
+server_options() {
+  local s options=""
+  for s in "$@"; do options+="${options:+ }-c ${s}"; done
+  printf '%s\n' "${options}"
+}

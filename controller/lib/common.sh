@@ -48,6 +48,14 @@ proc_status_kb() {
   done 2>/dev/null <"/proc/$1/status" || true
 }
 
+# A PostgreSQL setting for one run of the embedded cluster (run --set NAME=VALUE,
+# controller/lib/cluster-config.sh): NAME as PostgreSQL spells its parameters, VALUE without
+# spaces or quotes (pg_ctl hands the server's options to a shell).
+# shellcheck disable=SC2034 # both read by controller/run and controller/lib/cluster-config.sh
+readonly PG_SET_PATTERN='^[A-Za-z_][A-Za-z0-9_.]*=[A-Za-z0-9_.:/+,-]{1,256}$'
+# shellcheck disable=SC2034
+readonly PG_SET_SHAPE="NAME=VALUE (a name of letters, digits, _ and .; a value of 1 to 256 letters, digits and _.:/+,-)"
+
 # The CPU time PID has used so far, user and system, in clock ticks (getconf CLK_TCK), or
 # nothing once PID is gone. The command name (field 2) may hold spaces: fields count after ')'.
 proc_cpu_ticks() {

@@ -30,9 +30,20 @@ prepare_database() {
   if [[ -z "${CONNINFO}" ]]; then
     embedded=1
     EMBEDDED_PGDATA="${BB_DATA_DIR}/pg/data"
-    stage "starting the embedded PostgreSQL cluster (${BB_DATA_DIR}/pg)"
-    "${BB_ROOT}/controller/db" start >>"${CONTROLLER_LOG}" 2>&1 ||
+    local -a set_args=()
+    local s
+    for s in "${SETS[@]}"; do set_args+=(--set "${s}"); done
+    stage "starting the embedded PostgreSQL cluster (${BB_DATA_DIR}/pg)${SETS[*]:+ with ${SETS[*]} for this run}"
+    if ! "${BB_ROOT}/controller/db" start "${set_args[@]}" >>"${CONTROLLER_LOG}" 2>&1; then
+      # pgcluster's list of the settings PostgreSQL refused (controller/lib/cluster-config.sh).
+      if [[ ${#SETS[@]} -gt 0 && -s "${BB_DATA_DIR}/pg/set-refused" ]]; then
+        cp "${BB_DATA_DIR}/pg/set-refused" "${RESULTS}/db/set-refused.txt"
+        local -a refused
+        mapfile -t refused <"${RESULTS}/db/set-refused.txt"
+        fail "run: PostgreSQL refuses --set $(IFS=$'\x1f'; printf '%s' "${refused[*]}" | sed 's/\x1f/; /g')" "${RESULTS}/db/set-refused.txt"
+      fi
       fail "the embedded PostgreSQL cluster did not start" "${BB_DATA_DIR}/pg/log and ${CONTROLLER_LOG}"
+    fi
     CONNINFO=$("${BB_ROOT}/controller/db" conninfo)
     CONNINFO_SHOWN="${CONNINFO}"
     unset PGPASSWORD  # the cluster's is in its password file (see resolve_conninfo)

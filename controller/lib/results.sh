@@ -36,6 +36,7 @@ write_run_conf() {
   conf frames "${FRAMES}"
   conf transport "$([[ -n "${SOCKET_DIR}" ]] && echo unix || echo tcp)"
   conf comment "${COMMENT}"
+  conf pg_set "${SETS[*]}"
   conf profile "${PROFILE}"
   conf started_utc "$(date -u +%FT%TZ)"
   conf kit_commit "$(kit_commit)"
@@ -73,6 +74,8 @@ write_readme() {
     printf 'seeds:      %s (%s); market emulator %s, customer emulators %s\n' "${SEED}" "${how}" \
       "$(emulator_seed "${SEED}" mee)" "${ce_seeds}"
     printf 'BH:         %s database workers, %s-side frames\n' "${DB_WORKERS}" "${FRAMES}"
+    [[ ${#SETS[@]} -eq 0 ]] ||
+      printf 'pg set:     %s (--set: the embedded cluster started with them for this run; its files unchanged)\n' "${SETS[*]}"
     [[ -z "${CONFIG}" ]] || printf 'config:     %s\n' "${CONFIG}"
     local h
     for h in "${HOSTS[@]}"; do printf 'host:       %s\n' "$(host_label "${h}")"; done

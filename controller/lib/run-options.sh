@@ -29,6 +29,7 @@ BH_PORT=0
 MEE_PORT=0
 COMMENT=""
 PROFILE=0
+SETS=()  # --set NAME=VALUE, for the embedded cluster
 RESULTS_PARENT="${BB_DATA_DIR}/results"
 COMMAND_SHOWN=""   # the command line as it may be shown and stored: --db redacted
 CONNINFO_SHOWN=""  # the database's connection string, likewise
@@ -79,6 +80,9 @@ parse_options() {
         [[ "${value}" != *$'\n'* ]] || usage_error "run: --comment: the text must be one line"
         COMMENT="${value}" ;;
       --results-dir) [[ -n "${value}" ]] || usage_error "run: --results-dir: empty"; RESULTS_PARENT="${value}" ;;
+      --set)
+        [[ "${value}" =~ ${PG_SET_PATTERN} ]] || usage_error "run: --set: '${value}' is not ${PG_SET_SHAPE}"
+        SETS+=("${value}") ;;
       *) usage_error "run: unknown option '${option}' (see --help)" ;;
     esac
     shift 2
@@ -117,6 +121,8 @@ read_command_line() {
     hide_password "run: --db${CONFIG:+ (or [database] conninfo in ${CONFIG})}" "${CONNINFO}"
     CONNINFO="${DB_CONNINFO}"
   fi
+  [[ ${#SETS[@]} -eq 0 || -z "${CONNINFO}" ]] ||
+    usage_error "run: --set changes the embedded cluster's settings; those of a server named by --db${CONFIG:+ or --config} are yours to set"
   if [[ -n "${CONFIG}" ]]; then
     USERS=0
     for a in "${CFG_CE_USERS[@]}"; do USERS=$((USERS + a)); done
