@@ -60,6 +60,7 @@ readonly PG_SET_SHAPE="NAME=VALUE (a name of letters, digits, _ and .; a value o
 # nothing once PID is gone. The command name (field 2) may hold spaces: fields count after ')'.
 proc_cpu_ticks() {
   local stat rest
+  local -a f
   stat=$(cat "/proc/$1/stat" 2>/dev/null) || return 0
   rest=${stat##*) }
   read -r -a f <<<"${rest}"
