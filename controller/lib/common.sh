@@ -56,16 +56,22 @@ readonly PG_SET_PATTERN='^[A-Za-z_][A-Za-z0-9_.]*=[A-Za-z0-9_.:/+,-]{1,256}$'
 # shellcheck disable=SC2034
 readonly PG_SET_SHAPE="NAME=VALUE (a name of letters, digits, _ and .; a value of 1 to 256 letters, digits and _.:/+,-)"
 
-# The CPU time PID has used so far, user and system, in clock ticks (getconf CLK_TCK), or
-# nothing once PID is gone. The command name (field 2) may hold spaces: fields count after ')'.
-proc_cpu_ticks() {
-  local stat rest
-  local -a f
+# The lines of FILE joined by "; ", for a one-line message.
+lines_joined() {
+  local line joined=""
+  while IFS= read -r line; do joined+="${joined:+; }${line}"; done <"$1"
+  printf '%s\n' "${joined}"
+}
+
+# utime+stime+cutime+cstime of PID in µs (its CPU and its reaped children's), or nothing once
+# it has gone.
+proc_cpu_us() {
+  local stat
   stat=$(cat "/proc/$1/stat" 2>/dev/null) || return 0
-  rest=${stat##*) }
-  read -r -a f <<<"${rest}"
-  # After the name: state is field 3, so utime (14) and stime (15) are f[11] and f[12].
-  printf '%s\n' "$((f[11] + f[12]))"
+  # Fields after the command name, which may hold spaces: utime is field 14, cstime 17.
+  local -a f
+  read -r -a f <<<"${stat##*) }"
+  printf '%s\n' "$(((f[11] + f[12] + f[13] + f[14]) * 1000000 / $(getconf CLK_TCK)))"
 }
 
 # A controller's progress: a stage or a note on the screen and, time-stamped, in the log file

@@ -38,9 +38,7 @@ prepare_database() {
       # pgcluster's list of the settings PostgreSQL refused (controller/lib/cluster-config.sh).
       if [[ ${#SETS[@]} -gt 0 && -s "${BB_DATA_DIR}/pg/set-refused" ]]; then
         cp "${BB_DATA_DIR}/pg/set-refused" "${RESULTS}/db/set-refused.txt"
-        local -a refused
-        mapfile -t refused <"${RESULTS}/db/set-refused.txt"
-        fail "run: PostgreSQL refuses --set $(IFS=$'\x1f'; printf '%s' "${refused[*]}" | sed 's/\x1f/; /g')" "${RESULTS}/db/set-refused.txt"
+        fail "run: PostgreSQL refuses --set $(lines_joined "${RESULTS}/db/set-refused.txt")" "${RESULTS}/db/set-refused.txt"
       fi
       fail "the embedded PostgreSQL cluster did not start" "${BB_DATA_DIR}/pg/log and ${CONTROLLER_LOG}"
     fi

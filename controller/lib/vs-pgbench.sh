@@ -5,16 +5,6 @@
 # needs lib/common.sh, BB_ROOT, BB_BUILD_DIR, and bench-overhead's bench_pids, SIZING,
 # stop_bench_processes and commit_line.
 
-# utime+stime+cutime+cstime of PID in µs, or nothing once it has gone.
-proc_cpu_us() {
-  local stat
-  stat=$(cat "/proc/$1/stat" 2>/dev/null) || return 0
-  # Fields after the command name, which may hold spaces: utime is field 14, cstime 17.
-  local -a f
-  read -r -a f <<<"${stat##*) }"
-  printf '%s\n' "$(((f[11] + f[12] + f[13] + f[14]) * 1000000 / $(getconf CLK_TCK)))"
-}
-
 # The postgres_us column of the last line of a bb-cpu-sampler file.
 postgres_us() {
   local -a head last

@@ -31,6 +31,13 @@ files() { md5sum "${dir}/data/postgresql.conf" "${dir}/data/postgresql.auto.conf
 own_work_mem=$(setting work_mem)
 files >"${data}/files.before"
 pid() { head -n 1 "${dir}/data/postmaster.pid"; }
+# exits_with CODE COMMAND...: COMMAND exits with CODE; its output in ${data}/out.
+exits_with() {
+  local want="$1" rc=0
+  shift
+  "$@" >"${data}/out" 2>&1 || rc=$?
+  [[ ${rc} -eq ${want} ]]
+}
 first_pid=$(pid)
 
 check "start --set: accepted" "${pgcluster}" start "${dir}" --set work_mem=33MB --set synchronous_commit=off
@@ -49,33 +56,30 @@ check "  and no run-settings are left" test ! -e "${dir}/run-settings"
 
 # Refusals: the start fails, the server keeps running as it was, and each refusal is named.
 own_pid=$(pid)
-if "${pgcluster}" start "${dir}" --set foo_bar=1 --set shared_buffers=abc --set work_mem=8MB \
-  >"${data}/refused.out" 2>&1; then refused_rc=0; else refused_rc=$?; fi
-check "refused settings: the start fails" test "${refused_rc}" -eq 1
+check "refused settings: the start fails" \
+  exits_with 1 "${pgcluster}" start "${dir}" --set foo_bar=1 --set shared_buffers=abc --set work_mem=8MB
 check "an unknown name is named with the server's reason" \
   has_line "${dir}/set-refused" '^foo_bar=1: unrecognized configuration parameter "foo_bar"$'
 check "a bad value is named with the server's reason" \
   has_line "${dir}/set-refused" '^shared_buffers=abc: invalid value for parameter "shared_buffers": "abc"$'
 check "a good one beside them is not named" lacks_line "${dir}/set-refused" '^work_mem'
-check "the message says so" has_line "${data}/refused.out" 'refuses a setting: foo_bar=1'
+check "the message says so" has_line "${data}/out" 'refuses a setting: foo_bar=1: unrecognized configuration parameter "foo_bar"; shared_buffers=abc'
 check "the server was left alone" test "$(pid)" = "${own_pid}"
 check "a value of the wrong shape is refused before the server sees it" \
-  bash -c "! '${pgcluster}' start '${dir}' --set 'work_mem=1 GB' >/dev/null 2>&1"
+  exits_with 1 "${pgcluster}" start "${dir}" --set 'work_mem=1 GB'
 check "  and named" has_line "${dir}/set-refused" '^work_mem=1 GB: not NAME=VALUE'
 
 # run: usage errors name the option and the value; a refused setting stops the run before the load.
 export BB_DATA_DIR="${data}/run"
-usage() { "${root}/controller/run" "$@" >"${data}/usage.out" 2>&1; }
-check "run --set 'a b': a usage error (exit 2)" bash -c "$(declare -f usage); root='${root}' data='${data}'; usage --set 'a b'; test \$? -eq 2"
-check "  naming the value" has_line "${data}/usage.out" "run: --set: 'a b' is not NAME=VALUE"
+check "run --set 'a b': a usage error (exit 2)" exits_with 2 "${root}/controller/run" --set 'a b'
+check "  naming the value" has_line "${data}/out" "run: --set: 'a b' is not NAME=VALUE"
 check "run --set beside --db: a usage error" \
-  bash -c "$(declare -f usage); root='${root}' data='${data}'; usage --set work_mem=8MB --db 'host=/nowhere'; test \$? -eq 2"
-check "  saying whose settings those are" has_line "${data}/usage.out" "run: --set changes the embedded cluster's settings"
-if "${root}/controller/run" --set foo_bar=1 --initial-trade-days 2 --duration 10s --ramp-up 0 \
-  >"${data}/run.out" 2>&1; then run_rc=0; else run_rc=$?; fi
-check "run with a refused --set fails" test "${run_rc}" -eq 1
+  exits_with 2 "${root}/controller/run" --set work_mem=8MB --db 'host=/nowhere'
+check "  saying whose settings those are" has_line "${data}/out" "run: --set changes the embedded cluster's settings"
+check "run with a refused --set fails" \
+  exits_with 1 "${root}/controller/run" --set foo_bar=1 --initial-trade-days 2 --duration 10s --ramp-up 0
 check "  naming the setting and the server's reason" \
-  has_line "${data}/run.out" 'PostgreSQL refuses --set foo_bar=1: unrecognized configuration parameter "foo_bar"'
+  has_line "${data}/out" 'PostgreSQL refuses --set foo_bar=1: unrecognized configuration parameter "foo_bar"'
 check "  with db/set-refused.txt in the results" nonempty "${BB_DATA_DIR}/results/0001/db/set-refused.txt"
 check "  before the load" test ! -e "${BB_DATA_DIR}/results/0001/db/loader.log"
 
