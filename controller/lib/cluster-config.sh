@@ -49,9 +49,7 @@ write_settings() {
   if [[ ${throwaway} -eq 1 ]]; then
     shared=128; cache=512; maint=256
   else
-    shared=$((mem / 4)); [[ ${shared} -le 8192 ]] || shared=8192
-    cache=$((mem / 2))
-    maint=$((mem / 16)); [[ ${maint} -le 2048 ]] || maint=2048
+    read -r shared cache maint < <(memory_settings "${mem}")
   fi
   [[ ${shared} -ge 128 ]] || shared=128
   local listen="''"

@@ -32,6 +32,18 @@ nap() {
 is_root() { [[ "$(id -u)" -eq 0 ]]; }
 
 # This machine's memory in MB (MemTotal of /proc/meminfo, in kB there).
+# memory_settings MB: shared_buffers, effective_cache_size and maintenance_work_mem, in MB, for
+# a database with MB of memory (a machine's, or run --db-memory's cap): a quarter for shared
+# buffers (at most 8 GB), PostgreSQL's advice for a dedicated server, the rest left to the page
+# cache and the backends; half as the planner's estimate of the cache; a sixteenth (at most
+# 2 GB) for index builds and vacuum, whose workers each take that much.
+memory_settings() {
+  local mb="$1" shared maint
+  shared=$((mb / 4)); ((shared <= 8192)) || shared=8192
+  maint=$((mb / 16)); ((maint <= 2048)) || maint=2048
+  printf '%s %s %s\n' "${shared}" "$((mb / 2))" "${maint}"
+}
+
 mem_total_mb() {
   local key kb _
   while read -r key kb _; do

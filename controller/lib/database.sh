@@ -7,6 +7,8 @@
 source "$(dirname "${BASH_SOURCE[0]}")/db-access.sh"
 # shellcheck source=controller/lib/embedded-load.sh
 source "$(dirname "${BASH_SOURCE[0]}")/embedded-load.sh"
+# shellcheck source=controller/lib/memcap.sh
+source "$(dirname "${BASH_SOURCE[0]}")/memcap.sh"
 
 DB_NAME=""
 LOADER_PID=""  # the loader while it runs (fail stops it)
@@ -105,4 +107,65 @@ prepare_database() {
   fi
   read_loaded_sizing
   [[ "${LOADED}" == "${want}" ]] || fail "after the load the database holds '${LOADED}', not '${want}'" "${RESULTS}/db/loader.log"
+}
+
+# What the run knows of the database's memory (run.conf db_memory): --db-memory's request, "none"
+# for the embedded cluster without one (it shares the machine's memory with the kit's
+# programs), "unknown" for a server of --db, whose memory the kit cannot see.
+# With --db-memory the embedded cluster restarts cold in a memory cgroup (pgcluster start
+# --memory, lib/memcap.sh) of that size, or of that share of the loaded database
+# (pg_database_size); its memory settings are those pgcluster init gives a machine of that
+# memory (memory_settings), but for those the user --set.
+cap_database_memory() {
+  if [[ -z "${DB_MEMORY}" ]]; then
+    conf db_memory "$([[ "${CONNINFO_EMBEDDED}" -eq 1 ]] && echo none || echo unknown)"
+    return 0
+  fi
+  local db_bytes bytes mb
+  db_bytes=$(psql "${CONNINFO}" -XAtc 'select pg_database_size(current_database())') ||
+    fail "run: --db-memory: cannot read the database's size" ""
+  if [[ "${DB_MEMORY}" == *% ]]; then
+    bytes=$(awk -v d="${db_bytes}" -v p="${DB_MEMORY%\%}" 'BEGIN { printf "%d\n", d * p / 100 }')
+    ((bytes >= DB_MEMORY_MIN_MB * 1048576)) ||
+      fail "run: --db-memory: ${DB_MEMORY} of the database's $(human_mb $((db_bytes / 1048576))) is $(human_mb $((bytes / 1048576))), less than the ${DB_MEMORY_MIN_MB} MB PostgreSQL needs; ask for a larger share" ""
+  else
+    bytes=$(memory_bytes "${DB_MEMORY}")
+  fi
+  mb=$((bytes / 1048576))
+  local shared cache maint s
+  read -r shared cache maint < <(memory_settings "${mb}")
+  local -a args=(--memory "${bytes}") chosen=()
+  for s in "shared_buffers=${shared}MB" "effective_cache_size=${cache}MB" "maintenance_work_mem=${maint}MB"; do
+    [[ " ${SETS[*],,} " == *" ${s%%=*}="* ]] || chosen+=("${s}")
+  done
+  for s in "${SETS[@]}" "${chosen[@]}"; do args+=(--set "${s}"); done
+  stage "restarting the embedded cluster cold in ${DB_MEMORY} = $(human_mb "${mb}") of memory (a cgroup; the database's files out of the page cache first)${chosen[*]:+, with ${chosen[*]}}"
+  "${BB_ROOT}/controller/db" start "${args[@]}" >>"${CONTROLLER_LOG}" 2>&1 ||
+    fail "the embedded cluster did not start in its memory cgroup" "${CONTROLLER_LOG}"
+  local cap="${BB_DATA_DIR}/pg/memory-cap"
+  [[ -s "${cap}" ]] || fail "internal: the capped cluster left no ${cap}" ""
+  conf db_memory "${DB_MEMORY}"
+  conf db_memory_bytes "${bytes}"
+  conf db_memory_database_bytes "${db_bytes}"
+  conf db_memory_settings "${chosen[*]}"
+  conf db_memory_cgroup "$(cap_field "${BB_DATA_DIR}/pg" kind) $(cap_field "${BB_DATA_DIR}/pg" cgroup)"
+  conf db_memory_cached_at_start_bytes "$(cap_field "${BB_DATA_DIR}/pg" cached_at_start_bytes)"
+  conf db_memory_data_dir_bytes "$(cap_field "${BB_DATA_DIR}/pg" data_bytes)"
+}
+
+# At the end of a capped run: the cgroup's peak, usage and out-of-memory kills (run.conf
+# db_memory_peak_bytes, db_memory_end_bytes, db_memory_oom_kills; the readme's last line).
+record_database_memory() {
+  [[ -n "${DB_MEMORY}" && -s "${BB_DATA_DIR}/pg/memory-cap" ]] || return 0
+  local figures peak end oom
+  figures=$("${BB_ROOT}/controller/pgcluster" memory "${BB_DATA_DIR}/pg" 2>>"${CONTROLLER_LOG}") || return 0
+  peak=$(sed -n 's/^peak_bytes=//p' <<<"${figures}")
+  end=$(sed -n 's/^usage_bytes=//p' <<<"${figures}")
+  oom=$(sed -n 's/^oom_kills=//p' <<<"${figures}")
+  conf db_memory_peak_bytes "${peak}"
+  conf db_memory_end_bytes "${end}"
+  conf db_memory_oom_kills "${oom}"
+  printf 'db memory:  the cgroup'"'"'s peak %s, %s at the end, %s out-of-memory kills\n' \
+    "$([[ -n "${peak}" ]] && human_mb $((peak / 1048576)) || echo unknown)" \
+    "$([[ -n "${end}" ]] && human_mb $((end / 1048576)) || echo unknown)" "${oom:-unknown}" >>"${RESULTS}/readme.txt"
 }

@@ -15,6 +15,7 @@ make_results_dir() {
 }
 
 conf() { printf '%s=%s\n' "$1" "$2" >>"${RESULTS}/run.conf"; }
+conf_value() { sed -n "s/^$1=//p" "${RESULTS}/run.conf" | tail -n 1; }
 
 write_run_conf() {
   : >"${RESULTS}/run.conf"
@@ -76,6 +77,12 @@ write_readme() {
     printf 'BH:         %s database workers, %s-side frames\n' "${DB_WORKERS}" "${FRAMES}"
     [[ ${#SETS[@]} -eq 0 ]] ||
       printf 'pg set:     %s (--set: the embedded cluster started with them for this run; its files unchanged)\n' "${SETS[*]}"
+    [[ -z "${DB_MEMORY}" ]] ||
+      printf 'db memory:  %s: %s of the database'"'"'s %s, a memory cgroup (%s), with %s; %s of the data directory'"'"'s %s in the page cache at the start\n' \
+        "${DB_MEMORY}" "$(human_mb $(($(conf_value db_memory_bytes) / 1048576)))" \
+        "$(human_mb $(($(conf_value db_memory_database_bytes) / 1048576)))" "$(conf_value db_memory_cgroup)" \
+        "$(conf_value db_memory_settings)" "$(human_mb $(($(conf_value db_memory_cached_at_start_bytes) / 1048576)))" \
+        "$(human_mb $(($(conf_value db_memory_data_dir_bytes) / 1048576)))"
     [[ -z "${CONFIG}" ]] || printf 'config:     %s\n' "${CONFIG}"
     local h
     for h in "${HOSTS[@]}"; do printf 'host:       %s\n' "$(host_label "${h}")"; done
@@ -116,6 +123,7 @@ finish_results() {
   if [[ -f "${RESULTS}/.started" ]]; then
     snapshot_database after
     copy_server_log
+    record_database_memory
   fi
   conf status "${status}"
   conf finished_utc "$(date -u +%FT%TZ)"

@@ -30,6 +30,7 @@ MEE_PORT=0
 COMMENT=""
 PROFILE=0
 SETS=()  # --set NAME=VALUE, for the embedded cluster
+DB_MEMORY=""  # --db-memory as given: bytes with a unit (256M) or a percentage of the database (8%)
 RESULTS_PARENT="${BB_DATA_DIR}/results"
 COMMAND_SHOWN=""   # the command line as it may be shown and stored: --db redacted
 CONNINFO_SHOWN=""  # the database's connection string, likewise
@@ -41,6 +42,29 @@ whole() {
     usage_error "run: ${option}: '${value}' is not a whole number from ${min} to ${max}"
   fi
   printf '%s\n' "$((10#${value}))"
+}
+
+# The smallest --db-memory: PostgreSQL's processes and a little page cache.
+readonly DB_MEMORY_MIN_MB=64
+
+# memory_request_valid VALUE: whether VALUE is a --db-memory: a size with a unit of K, M, G or
+# T (powers of 1024; an optional B or iB after it), or a percentage (PCT%).
+memory_request_valid() {
+  local v="$1"
+  if [[ "${v}" =~ ^([0-9]{1,3}(\.[0-9]{1,3})?)%$ ]]; then
+    awk -v p="${BASH_REMATCH[1]}" 'BEGIN { exit !(p > 0 && p <= 100) }'
+  else
+    local b
+    b=$(memory_bytes "${v}") && ((b >= DB_MEMORY_MIN_MB * 1048576))
+  fi
+}
+
+# memory_bytes SIZE: bytes of a size with a unit (256M, 1.5G, 1024MB, 2GiB); false if not one.
+memory_bytes() {
+  [[ "$1" =~ ^([0-9]{1,7}(\.[0-9]{1,3})?)([KkMmGgTt])(i?B)?$ ]] || return 1
+  local shift
+  case "${BASH_REMATCH[3]}" in K | k) shift=10 ;; M | m) shift=20 ;; G | g) shift=30 ;; *) shift=40 ;; esac
+  awk -v n="${BASH_REMATCH[1]}" -v s="${shift}" 'BEGIN { printf "%d\n", n * 2 ^ s }'
 }
 
 parse_options() {
@@ -83,6 +107,10 @@ parse_options() {
       --set)
         [[ "${value}" =~ ${PG_SET_PATTERN} ]] || usage_error "run: --set: '${value}' is not ${PG_SET_SHAPE}"
         SETS+=("${value}") ;;
+      --db-memory)
+        memory_request_valid "${value}" ||
+          usage_error "run: --db-memory: '${value}' is not a size of at least ${DB_MEMORY_MIN_MB} MB (e.g. 256M, 1.5G) or a percentage of the database above 0 and at most 100 (e.g. 8%)"
+        DB_MEMORY="${value}" ;;
       *) usage_error "run: unknown option '${option}' (see --help)" ;;
     esac
     shift 2
@@ -123,6 +151,8 @@ read_command_line() {
   fi
   [[ ${#SETS[@]} -eq 0 || -z "${CONNINFO}" ]] ||
     usage_error "run: --set changes the embedded cluster's settings; those of a server named by --db${CONFIG:+ or --config} are yours to set"
+  [[ -z "${DB_MEMORY}" || -z "${CONNINFO}" ]] ||
+    usage_error "run: --db-memory caps the embedded cluster; the memory of a server named by --db${CONFIG:+ or --config} is yours to set"
   if [[ -n "${CONFIG}" ]]; then
     USERS=0
     for a in "${CFG_CE_USERS[@]}"; do USERS=$((USERS + a)); done
