@@ -125,7 +125,7 @@ cap_database_memory() {
   db_bytes=$(psql "${CONNINFO}" -XAtc 'select pg_database_size(current_database())') ||
     fail "run: --db-memory: cannot read the database's size" ""
   if [[ "${DB_MEMORY}" == *% ]]; then
-    bytes=$(awk -v d="${db_bytes}" -v p="${DB_MEMORY%\%}" 'BEGIN { printf "%d\n", d * p / 100 }')
+    bytes=$((db_bytes * $(thousandths "${DB_MEMORY%\%}") / 100000))
     ((bytes >= DB_MEMORY_MIN_MB * 1048576)) ||
       fail "run: --db-memory: ${DB_MEMORY} of the database's $(human_mb $((db_bytes / 1048576))) is $(human_mb $((bytes / 1048576))), less than the ${DB_MEMORY_MIN_MB} MB PostgreSQL needs; ask for a larger share" ""
   else

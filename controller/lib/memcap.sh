@@ -33,15 +33,24 @@ MEMCAP_PROBLEM=""  # why no cgroup can be made, and how to grant one
 
 # The mount point of the cgroup v2 hierarchy, and of v1's memory hierarchy (empty if none).
 cgroup_v2_mount() {
-  awk '$3 == "cgroup2" { print $2; exit }' "${BB_CGROUP_MOUNTS:-/proc/self/mounts}"
+  local _ mount type
+  while read -r _ mount type _; do
+    [[ "${type}" != cgroup2 ]] || { printf '%s\n' "${mount}"; return; }
+  done <"${BB_CGROUP_MOUNTS:-/proc/self/mounts}"
 }
 cgroup_v1_memory_mount() {
-  awk '$3 == "cgroup" && ("," $4 ",") ~ /,memory,/ { print $2; exit }' "${BB_CGROUP_MOUNTS:-/proc/self/mounts}"
+  local _ mount type options
+  while read -r _ mount type options _; do
+    [[ "${type}" != cgroup || ",${options}," != *,memory,* ]] || { printf '%s\n' "${mount}"; return; }
+  done <"${BB_CGROUP_MOUNTS:-/proc/self/mounts}"
 }
 
 # Our own cgroup in v1's memory hierarchy ("/" at its top).
 self_v1_memory_cgroup() {
-  awk -F: '("," $2 ",") ~ /,memory,/ { print $3; exit }' "${BB_SELF_CGROUP:-/proc/self/cgroup}"
+  local _ controllers path
+  while IFS=: read -r _ controllers path; do
+    [[ ",${controllers}," != *,memory,* ]] || { printf '%s\n' "${path}"; return; }
+  done <"${BB_SELF_CGROUP:-/proc/self/cgroup}"
 }
 
 # memcap_plan NAME: how a cgroup for the cluster named NAME would be made on this machine
@@ -137,7 +146,10 @@ memcap_figures() {
     [[ ! -r "${cg}/memory.peak" ]] || printf 'peak_bytes=%s\n' "$(<"${cg}/memory.peak")"
     f="${cg}/memory.events"
   fi
-  awk '$1 == "oom_kill" { print "oom_kills=" $2 }' "${f}" 2>/dev/null || true
+  local key value
+  while read -r key value; do
+    [[ "${key}" != oom_kill ]] || printf 'oom_kills=%s\n' "${value}"
+  done <"${f}"
 }
 
 # memcap_remove KIND CGROUP: deletes the cgroup once the server has stopped (a scope goes by
@@ -158,8 +170,11 @@ evict_from_page_cache() {
 
 # cached_bytes DIR: bytes of the files under DIR in the page cache (fincore).
 cached_bytes() {
-  find "$1" -type f -size +0 -print0 | xargs -0 -r fincore --bytes --noheadings --output RES 2>/dev/null |
-    awk '{ s += $1 } END { printf "%d\n", s }'
+  local sum=0 bytes
+  while read -r bytes; do
+    sum=$((sum + bytes))
+  done < <(find "$1" -type f -size +0 -print0 | xargs -0 -r fincore --bytes --noheadings --output RES 2>/dev/null)
+  printf '%s\n' "${sum}"
 }
 
 # --- pgcluster's side (needs its load_env, is_running and start_server) ---------------------

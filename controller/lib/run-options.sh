@@ -50,21 +50,29 @@ readonly DB_MEMORY_MIN_MB=64
 # memory_request_valid VALUE: whether VALUE is a --db-memory: a size with a unit of K, M, G or
 # T (powers of 1024; an optional B or iB after it), or a percentage (PCT%).
 memory_request_valid() {
-  local v="$1"
-  if [[ "${v}" =~ ^([0-9]{1,3}(\.[0-9]{1,3})?)%$ ]]; then
-    awk -v p="${BASH_REMATCH[1]}" 'BEGIN { exit !(p > 0 && p <= 100) }'
+  local b
+  if [[ "$1" == *% ]]; then
+    b=$(thousandths "${1%\%}") && ((b > 0 && b <= 100000))
   else
-    local b
-    b=$(memory_bytes "${v}") && ((b >= DB_MEMORY_MIN_MB * 1048576))
+    b=$(memory_bytes "$1") && ((b >= DB_MEMORY_MIN_MB * 1048576))
   fi
 }
 
 # memory_bytes SIZE: bytes of a size with a unit (256M, 1.5G, 1024MB, 2GiB); false if not one.
 memory_bytes() {
-  [[ "$1" =~ ^([0-9]{1,7}(\.[0-9]{1,3})?)([KkMmGgTt])(i?B)?$ ]] || return 1
-  local shift
-  case "${BASH_REMATCH[3]}" in K | k) shift=10 ;; M | m) shift=20 ;; G | g) shift=30 ;; *) shift=40 ;; esac
-  awk -v n="${BASH_REMATCH[1]}" -v s="${shift}" 'BEGIN { printf "%d\n", n * 2 ^ s }'
+  [[ "$1" =~ ^([0-9.]+)([KkMmGgTt])(i?B)?$ ]] || return 1
+  local n shift
+  n=$(thousandths "${BASH_REMATCH[1]}") || return 1
+  case "${BASH_REMATCH[2]}" in K | k) shift=10 ;; M | m) shift=20 ;; G | g) shift=30 ;; *) shift=40 ;; esac
+  printf '%s\n' $(((n << shift) / 1000))
+}
+
+# thousandths NUMBER: a number with up to 3 decimals (and 7 digits before them) in thousandths,
+# for bash's whole-number arithmetic: 12.5 -> 12500.
+thousandths() {
+  [[ "$1" =~ ^([0-9]{1,7})(\.([0-9]{1,3}))?$ ]] || return 1
+  local fraction="${BASH_REMATCH[3]}000"
+  printf '%s\n' $((10#${BASH_REMATCH[1]} * 1000 + 10#${fraction:0:3}))
 }
 
 parse_options() {
