@@ -17,6 +17,8 @@ package BrokerBench::Analysis;
 #   MarketEmulator.pm  the market emulator's waits and the trades it left
 #   Cpu.pm, Waits.pm, Statements.pm, BhStats.pm  where the CPU went, waits, top statements,
 #                    the Brokerage House's totals
+#   DeviceIo.pm      the database's block devices in the MI (DiskStats.pm) and PostgreSQL's
+#                    view of its I/O (PgIo.pm)
 #   Result.pm, Format.pm  what they share: reasons and notes, number and time formats
 #
 # Clause numbers are those of the TPC-E specification v1.14.0.
@@ -40,6 +42,7 @@ use BrokerBench::Cpu qw(cpu_stats);
 use BrokerBench::BhStats qw(bh_stats);
 use BrokerBench::Waits qw(wait_stats);
 use BrokerBench::Statements qw(statement_stats);
+use BrokerBench::DeviceIo qw(device_io);
 use BrokerBench::PgStats qw(server_version);
 use BrokerBench::Privileges qw(privileges);
 use BrokerBench::Result qw(add_reason mi_ok);
@@ -121,6 +124,7 @@ sub analyze {
   wait_stats($r);
   privileges($r);
   statement_stats($r);
+  device_io($r);
   # The snapshots and settings PgStats.pm read, once each: not part of the result.
   delete @$r{qw(_pg_snapshots _pg_settings)};
   profile($r);

@@ -35,7 +35,8 @@ use Exporter 'import';
 use BrokerBench::Csv qw(read_csv);
 use BrokerBench::Format qw(is_number);
 
-our @EXPORT_OK = qw(read_snapshot server_version database_figures statement_columns setting);
+our @EXPORT_OK = qw(read_snapshot server_version database_figures statement_columns setting
+                    io_deltas_between);
 
 # read_snapshot($r, 'before'|'after'|..., $view) -> ($csv) or (undef, $why). A file that cannot
 # be read is also an input problem naming it; each file is read once per analysis.
@@ -157,13 +158,18 @@ sub row_deltas {
 }
 
 # Differences of @cols of pg_stat_io's rows of $object (and $context, if given), per backend
-# type: ({ backend_type => { col => delta } }) or (undef, $why). An empty cell (an operation
-# that process never does) counts 0; a row that is new since the first snapshot counts from 0.
-# With op_bytes among @cols (16-17), each other column also in bytes: col_bytes.
-sub io_deltas {
-  my ($r, $object, $context, @cols) = @_;
+# type, between the snapshots before and after the run: io_deltas_between's.
+sub io_deltas { my ($r, @args) = @_; return io_deltas_between($r, 'before', 'after', @args) }
+
+# Differences of @cols of pg_stat_io's rows of $object (and $context, if given), per backend
+# type, between the snapshots $from and $to (db/$from/, db/$to/): ({ backend_type => { col =>
+# delta } }) or (undef, $why). An empty cell (an operation that process never does) counts 0; a
+# row that is new since the first snapshot counts from 0. With op_bytes among @cols (16-17),
+# each other column also in bytes: col_bytes.
+sub io_deltas_between {
+  my ($r, $from, $to, $object, $context, @cols) = @_;
   my %side;
-  for my $which (qw(before after)) {
+  for my $which ($from, $to) {
     my ($csv, $why) = read_snapshot($r, $which, 'pg_stat_io');
     return (undef, $why) unless $csv;
     my %have = map { $_ => 1 } @{ $csv->{header} };
@@ -180,11 +186,11 @@ sub io_deltas {
       $side{$which}{"$row->{backend_type}\t$row->{context}"} = $row;
     }
   }
-  return (undef, "db/after/pg_stat_io.csv has no row of object '$object'")
-    unless %{ $side{after} // {} };
+  return (undef, "db/$to/pg_stat_io.csv has no row of object '$object'")
+    unless %{ $side{$to} // {} };
   my %by;
-  for my $k (sort keys %{ $side{after} }) {
-    my ($a, $b) = ($side{after}{$k}, $side{before}{$k} // {});
+  for my $k (sort keys %{ $side{$to} }) {
+    my ($a, $b) = ($side{$to}{$k}, $side{$from}{$k} // {});
     my ($type) = split /\t/, $k;
     for my $c (grep { $_ ne 'op_bytes' } @cols) {
       my $d = ($a->{$c} || 0) - ($b->{$c} || 0);

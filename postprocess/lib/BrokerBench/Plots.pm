@@ -8,6 +8,7 @@ use warnings;
 use Exporter 'import';
 use File::Path qw(make_path);
 use List::Util qw(max min);
+use POSIX ();
 use BrokerBench::Spec qw(@MIX_CODES %NAME);
 use BrokerBench::Cpu qw(@CPU_GROUPS %CPU_GROUP_NAME);
 use BrokerBench::Gnuplot qw(terminal gp_quote gp_head render write_file);
@@ -24,6 +25,7 @@ our @PLOTS = (
   ['cpu-processes',   'Where the CPU went: cores used by each process group over time'],
   ['db-waits',        'Where the database waited: active backends by wait type over time'],
   ['io',              'Disk reads and writes of each host'],
+  ['device-io',       "The database's devices: read and write requests per second, beside TRTPS"],
   ['memory',          'Memory of each host: used, cached and free'],
   ['network',         'Network traffic of each host: received and sent'],
   ['mee-wait',        'How long Trade-Results and Market-Feeds waited in the market emulator'],
@@ -78,6 +80,7 @@ sub write_plots {
     'cpu-processes'   => \&plot_cpu_processes,
     'db-waits'        => \&plot_db_waits,
     'io'              => \&plot_io,
+    'device-io'       => \&plot_device_io,
     'memory'          => \&plot_memory,
     'network'         => \&plot_network,
     'mee-wait'        => \&plot_mee_wait,
@@ -471,6 +474,73 @@ sub plot_io {
   my ($ctx, $name) = @_;
   return sys_plot($ctx, $name, 'Disk I/O per host (1 s samples)', 'KB per second',
                   [[5, 'read KB/s'], [6, 'write KB/s']]);
+}
+
+# Two panels over one time axis: TRTPS above; below, the read and write requests per second
+# of the database's devices (DeviceIo.pm), in the same buckets (10 s, 60 s for an MI of 10
+# minutes or more), so that what the disks did lines up with the throughput.
+sub plot_device_io {
+  my ($ctx, $name) = @_;
+  my $ser = $ctx->{ser};
+  my $dev = $ser->{device_io} // {};
+  my @devs = grep { @{ $_->[3] } } map { my $h = $_; map { [$h, @$_] } @{ $dev->{$h} } }
+             sort keys %$dev;
+  return { status => 'skipped', note => "no samples of the database's devices "
+                                        . '(sys/<host>/diskstats.csv)' } unless @devs;
+  my $w = ($ctx->{r}{mi}{seconds} // 0) >= 600 ? 60 : 10;
+  my $bucket = $w * $US;
+  my %tr;
+  $tr{ int($_ * 10 / $w) } += $ser->{tr10}{$_} for keys %{ $ser->{tr10} // {} };
+  my $tr_rates = bucket_rates($ctx, \%tr, $w, bucket_range($ctx, $w));
+  write_file("$ctx->{data}/$name-trtps.dat",
+             "# x (time, see the plot's x label)  Trade-Results per second over $w s\n"
+             . join('', map { x_of($ctx, $_->[0]) . " $_->[1]\n" } @$tr_rates));
+  my $text = '';
+  my @curves;
+  my $index = 0;
+  my @roles;
+  for my $d (@devs) {
+    my ($host, $device, $role, $steps) = @$d;
+    # Requests and seconds per bucket, by each step's end; buckets under half covered left out.
+    my %b;
+    for my $st (@$steps) {
+      my $k = POSIX::floor(($st->[0] - $ser->{base_us}) / $bucket);
+      $b{$k}[0] += $st->[1] * $st->[3];
+      $b{$k}[1] += $st->[2] * $st->[3];
+      $b{$k}[2] += $st->[3];
+    }
+    my $label = (keys %$dev > 1 ? "$host " : '') . $device;
+    $text .= "# index $index: $label ($role): x, reads and writes per second over $w s\n";
+    for my $k (sort { $a <=> $b } grep { $b{$_}[2] >= $w / 2 } keys %b) {
+      $text .= sprintf("%s %.2f %.2f\n", x_of($ctx, $ser->{base_us} + ($k + 0.5) * $bucket),
+                       $b{$k}[0] / $b{$k}[2], $b{$k}[1] / $b{$k}[2]);
+    }
+    $text .= "\n\n";
+    push @roles, "$label: $role";
+    push @curves, "'$name.dat' index $index using 1:2 with lines lw 2 title "
+                  . gp_quote("$label reads/s"),
+                  "'$name.dat' index $index using 1:3 with lines lw 2 dt 2 title "
+                  . gp_quote("$label writes/s");
+    $index++;
+  }
+  write_file("$ctx->{data}/$name.dat", $text);
+  my $title = "Device I/O beside TRTPS ($w s averages)";
+  # Fixed margins, so that the two panels' time axes line up whatever their keys and labels.
+  my $gp = report_head($ctx, $name, $title, panels => 1, size => '1000,760')
+    . gp_time_axis($ctx) . "set lmargin 12\nset rmargin 30\nset yrange [0:*]\n"
+    . 'set multiplot layout 2,1 title ' . gp_quote($title) . "\n"
+    . "set title 'Trade-Results per second'\nset ylabel 'Trade-Results per second'\n"
+    . (@$tr_rates
+       ? "plot '$name-trtps.dat' using 1:2 with linespoints pt 7 ps 0.5 lw 2 lc rgb '#000000' "
+         . "title 'TRTPS'\n"
+       : "# No Trade-Result: an empty panel that says so.\nset yrange [0:1]\n"
+         . "set label 3 'no valid Trade-Result' at graph 0.5, 0.5 center\nplot NaN notitle\n"
+         . "unset label 3\nset yrange [0:*]\n")
+    . 'set title ' . gp_quote("The database's devices (" . join('; ', @roles)
+                             . '): requests per second') . "\n"
+    . "set ylabel 'requests per second'\n"
+    . 'plot ' . join(", \\\n     ", @curves) . "\nunset multiplot\n";
+  return render($ctx, $name, $gp);
 }
 
 sub plot_memory {

@@ -3,7 +3,8 @@ package BrokerBench::Report;
 # HTML are rendered (Render.pm) from one list of sections (build_sections), so they always say
 # the same thing; the HTML adds the plots (inline, base64) and readme.txt. The sections are
 # ReportRun.pm's (what was measured and judged), ReportResources.pm's (where the time
-# went) and ReportDatabase.pm's; the plots, input problems and settings are here.
+# went), ReportDatabase.pm's and ReportDeviceIo.pm's; the plots, input problems and settings
+# are here.
 use strict;
 use warnings;
 use Exporter 'import';
@@ -18,6 +19,7 @@ use BrokerBench::ReportRun qw(transactions_section input_variants_section errors
 use BrokerBench::ReportResources qw(cpu_section waits_section statements_section
                                     profile_section system_section bh_section mee_section);
 use BrokerBench::ReportDatabase qw(database_section server_text);
+use BrokerBench::ReportDeviceIo qw(device_io_section);
 
 our @EXPORT_OK = qw(build_sections write_reports json_data);
 
@@ -55,6 +57,7 @@ sub build_sections {
   push @s, statements_section($r);
   push @s, profile_section($r);
   push @s, database_section($r);
+  push @s, device_io_section($r);
   push @s, system_section($r);
   push @s, bh_section($r);
   push @s, mee_section($r);
