@@ -396,6 +396,14 @@ sub change_pct {
 
 # --- database figures and settings, side by side -------------------------------------------
 
+# run --db-memory's measurements are figures, not settings: the database rows show them.
+my @DB_MEMORY_FIGURES = (
+  [db_memory_peak_bytes => "the memory cgroup's peak (bytes)"],
+  [db_memory_end_bytes => "the memory cgroup's usage at the end (bytes)"],
+  [db_memory_oom_kills => "the memory cgroup's OOM kills"],
+  [db_memory_cached_at_start_bytes => 'the data directory in the page cache at the start (bytes)'],
+  [db_memory_data_dir_bytes => 'the data directory at the start (bytes)'],
+);
 my @DB_DELTA_ORDER = qw(xact_commit xact_rollback blks_read blks_hit deadlocks temp_bytes
                         tup_returned tup_fetched tup_inserted tup_updated tup_deleted);
 my %UNIT_LABEL = (blocks => ' (blocks)', ms => ' (ms)', bytes => ' (bytes)', '%' => ' (%)',
@@ -430,6 +438,15 @@ sub database_rows {
                   whys => [map { defined $_->{value} ? undef : $_->{why} } @each],
                   sources => [map { $_->{source} } @each] };
   }
+  # The memory cgroup's figures (run --db-memory), where a run has them.
+  my @conf = map { $_->{r}{settings} // {} } @$runs;
+  for my $f (@DB_MEMORY_FIGURES) {
+    my ($k, $name) = @$f;
+    next unless grep { defined $_->{$k} } @conf;
+    push @rows, { name => $name, key => $k, values => [map { $_->{$k} } @conf],
+                  whys => [map { defined $_->{$k} ? undef : memory_why($_, $k) } @conf],
+                  sources => [map { defined $_->{$k} ? "run.conf $k" : undef } @conf] };
+  }
   for my $row (@rows) {
     my $b = $row->{values}[0];
     $row->{changes} = [map { change_pct($b, $row->{values}[$_]) } 1 .. $#dbs];
@@ -437,12 +454,22 @@ sub database_rows {
   return { rows => \@rows, why => [map { $_->{why} } @dbs] };
 }
 
+# Why a run has no figure $key of the memory cgroup.
+sub memory_why {
+  my ($conf, $key) = @_;
+  my $req = $conf->{db_memory};
+  return 'no memory cap (a kit before run --db-memory)' unless defined $req;
+  return 'no memory cap' if $req eq 'none';
+  return "a --db server's memory is not known to the kit" if $req eq 'unknown';
+  return exists $conf->{$key} ? 'not given by the kernel' : 'not recorded (the run did not end)';
+}
+
 # run.conf keys that differ in every run by nature (the runs table shows the dates; metrics has
 # the emulators' live-metrics addresses, on ports the system picked).
 # The server's version is the first row of its own (PgStats.pm: run.conf, else db/settings.csv,
 # else the snapshots' columns), not three rows of run.conf and pg_settings.
 my %CONF_SKIP = map { $_ => 1 } qw(started_utc finished_utc metrics server_version
-                                   server_version_num);
+                                   server_version_num), map { $_->[0] } @DB_MEMORY_FIGURES;
 my %PG_SKIP = map { $_ => 1 } qw(server_version server_version_num);
 # readme.txt lines that say on what the run ran (controller/run, write_readme).
 my @README_KEYS = qw(controller uname compiler database host);
@@ -458,7 +485,10 @@ sub settings_rows {
   my @conf = map { $_->{r}{settings} } @$runs;
   my %keys = map { %$_ } @conf;
   for my $k (sort grep { !$CONF_SKIP{$_} } keys %keys) {
-    push @rows, { source => 'run.conf', name => $k, values => [map { $_->{$k} } @conf] };
+    # The memory cgroup by its kind: its path may name the start (a systemd scope's unit).
+    my $v = $k eq 'db_memory_cgroup' ? sub { defined $_[0] ? (split ' ', $_[0])[0] : undef }
+                                     : sub { $_[0] };
+    push @rows, { source => 'run.conf', name => $k, values => [map { $v->($_->{$k}) } @conf] };
   }
   my @readme = map { readme_fields("$_->{dir}/readme.txt") } @$runs;
   for my $k (@README_KEYS) {

@@ -191,6 +191,11 @@ sub database_section {
                         . 'and in the views that keep block writes, checkpoints and WAL on each '
                         . 'run\'s server version, between the snapshots before and after the run '
                         . '(the whole run, ramp-up included, so totals grow with its length). '
+                        . ((grep { ($_->{key} // '') =~ /\Adb_memory_/ } @{ $db->{rows} })
+                           ? 'The memory cgroup\'s figures (run --db-memory, from run.conf): its '
+                             . 'peak and OOM kills over the run, its usage at the end, and the '
+                             . 'data directory and what the page cache held of it at the start. '
+                           : '')
                         . 'No verdict: a snapshot pair gives one figure per run and no '
                         . 'variation to judge a change against.' },
   ] };

@@ -28,6 +28,11 @@ my $US = 1_000_000;
 my @NUMERIC_SETTINGS =
   qw(format customers scale_factor initial_trade_days users ramp_up_s duration_s pacing_s
      seed db_workers);
+# run --db-memory's figures (controller/lib/database.sh): numbers too, but empty where the
+# machine does not give one (a cgroup v2 before Linux 5.19 has no memory.peak): then null.
+my @DB_MEMORY_NUMBERS =
+  qw(db_memory_bytes db_memory_database_bytes db_memory_cached_at_start_bytes
+     db_memory_data_dir_bytes db_memory_peak_bytes db_memory_end_bytes db_memory_oom_kills);
 
 # run.conf keys that are UTC times as the controller writes them (date -u +%FT%TZ).
 my @TIME_SETTINGS = qw(started_utc finished_utc);
@@ -52,9 +57,14 @@ sub read_settings {
       $r->{_problem}->({ %$p, file => 'run.conf', kind => 'other' });
     }
     %s = %$conf;
-    for my $k (@NUMERIC_SETTINGS) {
+    my %may_be_empty = map { $_ => 1 } @DB_MEMORY_NUMBERS;
+    for my $k (@NUMERIC_SETTINGS, @DB_MEMORY_NUMBERS) {
       next unless exists $s{$k};
       next if is_number($s{$k});
+      if ($may_be_empty{$k} && $s{$k} eq '') {
+        $s{$k} = undef;
+        next;
+      }
       $r->{_problem}->({ file => 'run.conf', line => $line_of->{$k} // 0, kind => 'other',
                          reason => "$k is not a number: '$s{$k}' (taken as unknown)",
                          text => "$k=$s{$k}" });
@@ -67,7 +77,7 @@ sub read_settings {
       delete $s{$k};
     }
     # Numbers as numbers in results.json.
-    $s{$_} += 0 for grep { exists $s{$_} } @NUMERIC_SETTINGS;
+    $s{$_} += 0 for grep { defined $s{$_} } @NUMERIC_SETTINGS, @DB_MEMORY_NUMBERS;
   } else {
     add_note($r, 'settings', 'run.conf is missing: every setting is unknown, and the checks '
                              . 'that need one are skipped');

@@ -18,7 +18,7 @@ use BrokerBench::ReportRun qw(transactions_section input_variants_section errors
                               verdict_section compliance_section run_warnings);
 use BrokerBench::ReportResources qw(cpu_section waits_section statements_section
                                     profile_section system_section bh_section mee_section);
-use BrokerBench::ReportDatabase qw(database_section server_text);
+use BrokerBench::ReportDatabase qw(database_section server_text memory_text);
 use BrokerBench::ReportDeviceIo qw(device_io_section);
 
 our @EXPORT_OK = qw(build_sections write_reports json_data);
@@ -37,6 +37,7 @@ sub build_sections {
     { t => 'kv', rows => [['Results directory', $r->{results_dir}],
                           ['Generated', $r->{generated_utc}],
                           ['PostgreSQL', server_text($r)],
+                          ['Database memory', memory_text($r->{settings} // {})],
                           ['Comment', unknown($r->{settings}{comment})]] },
     { t => 'p', text => $r->{statement} },
   ] };

@@ -3,13 +3,14 @@ package BrokerBench::ReportDatabase;
 # writes, checkpoints, WAL, hit ratio and read:write, each with the view and column it came
 # from on that version or, where the version or the snapshots have none, why (PgStats.pm); the
 # busiest tables and indexes; the run's role, with the statement that grants each optional
-# privilege it lacks (Privileges.pm); the settings not at their default.
+# privilege it lacks (Privileges.pm); the settings not at their default. memory_text: what the
+# run knew of the database's memory (run --db-memory), for the top of the report too.
 use strict;
 use warnings;
 use Exporter 'import';
 use BrokerBench::Privileges qw(quote_ident);
 
-our @EXPORT_OK = qw(database_section figure_value server_text);
+our @EXPORT_OK = qw(database_section figure_value server_text memory_text human_bytes);
 
 # "18.4 (run.conf)", or why the version is unknown.
 sub server_text {
@@ -18,6 +19,68 @@ sub server_text {
   return "unknown ($s->{why})" unless defined $s->{version};
   return $s->{version} unless defined $s->{version_num};  # told by the snapshots' columns
   return "$s->{version} (the server's own, from $s->{from})";
+}
+
+# 1.0 GB, 271 MB, 0.4 MB: binary units, as the controller's human_mb and PostgreSQL's MB.
+sub human_bytes {
+  my ($b) = @_;
+  return 'unknown' unless defined $b;
+  return sprintf('%.1f GB', $b / 1024**3) if $b >= 1024**3;
+  return sprintf('%.0f MB', $b / 1024**2) if $b >= 10 * 1024**2;
+  return sprintf('%.1f MB', $b / 1024**2);
+}
+
+# How each kind of memory cgroup (controller/lib/memcap.sh) is named in the report.
+my %CGROUP_KIND = (
+  v1         => 'a cgroup v1 memory cgroup (memory.limit_in_bytes)',
+  v2         => 'a cgroup v2 memory cgroup (memory.max)',
+  'v2-scope' => "a systemd scope's cgroup v2 memory.max (systemd-run --user --scope)",
+);
+
+# What the run knew of the database's memory, from run.conf's db_memory* (controller/lib/
+# database.sh): the cap, its share of the database, the cgroup, the cgroup's peak and OOM kills,
+# the memory settings sized for it and what the page cache held at the start; or that the
+# embedded cluster was not capped, or that a --db server's memory is not the kit's to know.
+sub memory_text {
+  my ($s) = @_;
+  my $req = $s->{db_memory};
+  return 'not recorded (run.conf has no db_memory: a kit before run --db-memory)'
+    unless defined $req;
+  return "not capped (the embedded cluster could use the machine's memory)" if $req eq 'none';
+  return 'not known to the kit (a --db server)' if $req eq 'unknown';
+  my ($bytes, $db) = @$s{qw(db_memory_bytes db_memory_database_bytes)};
+  my $t = "capped at " . human_bytes($bytes);
+  if (defined $bytes && $db) {
+    my $p = 100 * $bytes / $db;
+    $t .= sprintf(' (%s %% of the %s database', ($p >= 10 ? sprintf('%.0f', $p)
+                                                : sprintf('%.1f', $p) =~ s/\.0\z//r),
+                  human_bytes($db));
+    $t .= $req =~ /%\z/ ? ')' : ", --db-memory $req)";
+  } else {
+    $t .= " (--db-memory $req)";
+  }
+  my ($kind) = split ' ', $s->{db_memory_cgroup} // '';
+  $t .= ' by ' . ($CGROUP_KIND{ $kind // '' } // "a memory cgroup of an unknown kind ('"
+                                                 . ($kind // '') . "')");
+  if (!exists $s->{db_memory_peak_bytes}) {
+    $t .= '; peak and OOM kills not recorded (the run did not reach its end)';
+  } else {
+    $t .= '; peak ' . (defined $s->{db_memory_peak_bytes}
+                       ? human_bytes($s->{db_memory_peak_bytes})
+                       : 'unknown (no memory.peak: Linux before 5.19)');
+    $t .= ', ' . (defined $s->{db_memory_oom_kills}
+                  ? ($s->{db_memory_oom_kills} == 1 ? '1 OOM kill'
+                                                    : "$s->{db_memory_oom_kills} OOM kills")
+                  : 'OOM kills unknown');
+  }
+  my $set = $s->{db_memory_settings} // '';
+  $t .= $set ne '' ? '; ' . join(', ', map { s/=/ /r } split ' ', $set) . ' (sized for the cap)'
+                   : '; its memory settings as --set';
+  $t .= sprintf('; %s of the %s data directory in the page cache at the start',
+                human_bytes($s->{db_memory_cached_at_start_bytes}),
+                human_bytes($s->{db_memory_data_dir_bytes}))
+    if defined $s->{db_memory_cached_at_start_bytes};
+  return $t;
 }
 
 # A figure's value with its unit, as the report and the comparison show it.
@@ -52,7 +115,8 @@ sub figure_rows {
 sub database_section {
   my ($r) = @_;
   my $db = $r->{database};
-  my @blocks = ({ t => 'kv', rows => [['PostgreSQL', server_text($r)]] });
+  my @blocks = ({ t => 'kv', rows => [['PostgreSQL', server_text($r)],
+                                      ['Database memory', memory_text($r->{settings} // {})]] });
   if ($db->{available}) {
     my $d = $db->{delta};
     my @kv = map { [$_, $d->{$_}] } grep { exists $d->{$_} }
