@@ -10,6 +10,7 @@ package BrokerBench::DeviceIo;
 # Inputs, from the system monitor of the database's host (controller/sysmon):
 #   sys/<host>/io-devices.conf  which devices hold the data and the WAL (postprocess/bb-io-devices)
 #   sys/<host>/diskstats.csv    their /proc/diskstats counters once a second (DiskStats.pm)
+#   sys/<host>/proc_cpu.csv     its pg_* columns: PostgreSQL's own I/O (PgProcIo.pm)
 # The interval is cut as System.pm and Cpu.pm cut the host's other samples: the samples inside
 # the MI, the figures between the first and the last of them. Requests per transaction are the
 # device's rate over the transactions' rate in the MI (the two spans differ by up to a second
@@ -20,6 +21,7 @@ use Exporter 'import';
 use BrokerBench::Csv qw(read_run_conf);
 use BrokerBench::DiskStats qw(read_diskstats interval_steps sum_steps $SECTOR_BYTES);
 use BrokerBench::PgIo qw(postgres_io);
+use BrokerBench::PgProcIo qw(pg_own_io);
 use BrokerBench::Result qw(mi_ok);
 
 our @EXPORT_OK = qw(device_io);
@@ -119,6 +121,8 @@ sub host_io {
             $in[0][0], $in[-1][0]);
   }
   wal_share($r, $h);
+  # The devices count every process's requests: how much of them was PostgreSQL's own.
+  $h->{postgres_processes} = pg_own_io($r, $host, $h->{devices}) if mi_ok($r);
   return $h;
 }
 

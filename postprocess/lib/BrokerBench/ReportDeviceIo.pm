@@ -7,6 +7,7 @@ use strict;
 use warnings;
 use Exporter 'import';
 use BrokerBench::Format qw(pct);
+use BrokerBench::PgProcIo qw($SHARED_WARN_PCT);
 
 our @EXPORT_OK = qw(device_io_section);
 
@@ -40,6 +41,35 @@ sub device_io_section {
                   . 'metric\'s rate. The TPC-E I/O study (Chen et al.) found 90.69 % reads (9.7:1 '
                   . 'by requests) and 98.97 % of requests of 8 KB on its data devices, with the '
                   . 'database\'s memory at 8 % of its size. Plot: device-io.' };
+  push @blocks, { t => 'p', text => 'PostgreSQL\'s own I/O: the kernel\'s accounting of the I/O '
+                  . 'of the cluster\'s processes (/proc/PID/io of the postmaster, which holds what '
+                  . 'its exited backends did, and of its live children, summed by the system '
+                  . 'monitor in sys/<host>/proc_cpu.csv), between the same samples as the '
+                  . 'device\'s. Read from storage: read_bytes, the bytes the processes caused to '
+                  . 'be read at the block layer (page-cache hits are not in it; read-ahead they '
+                  . 'set off is). Writes caused: two counts, each at least what the processes '
+                  . 'had written, the smaller given. write_bytes - cancelled_write_bytes: the page '
+                  . 'cache they dirtied (or wrote with direct I/O), counted when dirtied, less the '
+                  . 'dirty pages they truncated or deleted before the kernel wrote them back; but '
+                  . 'counted by whole folio, so where the file system caches files in large '
+                  . 'folios (up to 2 MiB) a few KiB written into a clean one and fsynced, as '
+                  . 'PostgreSQL does its WAL at each commit, counts the whole folio while the '
+                  . 'device writes the few KiB (on ext4 with Linux 6.18, 200 writes of 2 KiB, each '
+                  . 'fsynced: write_bytes 400 MiB, the device 1.2 MiB). wchar: the bytes their '
+                  . 'write calls took (page cache or not, files and pipes), PostgreSQL\'s in '
+                  . 'whole 8 KiB pages; a page written twice before its write-back counts twice, '
+                  . 'the device writes it once. The kernel writes dirty pages back when it '
+                  . 'chooses, so pages dirtied before the interval are written in it and some '
+                  . 'dirtied in it after. The file system\'s journal and metadata are nobody\'s. '
+                  . 'So PostgreSQL\'s share of the writes is at most the one given, and can be '
+                  . 'over 100 % on a device of its own. Other processes\': the device\'s bytes '
+                  . 'less PostgreSQL\'s, that is every other process\'s (builds, other jobs, this '
+                  . 'kit\'s own logs) and the file system\'s. Under ' . $SHARED_WARN_PCT
+                  . ' % of the device\'s reads or '
+                  . 'writes (a direction that is at least a tenth of its bytes), the device was '
+                  . 'shared and its figures (requests, bytes, latency, utilization) overstate the '
+                  . 'database\'s I/O.' }
+    if grep { $_->{postgres_processes} } @{ $dio->{hosts} // [] };
   push @blocks, postgres_blocks($r);
   return { id => 'device-io', title => 'Device I/O', blocks => \@blocks };
 }
@@ -87,6 +117,7 @@ sub host_blocks {
                 : ': what PostgreSQL made, less than what it wrote (a WAL page partly filled is '
                   . 'written again at each flush), so the WAL\'s part is at least this') };
   }
+  push @blocks, own_io_blocks($h);
   my @notes;
   for my $d (@devs) {
     push @notes, "$d->{device}: $d->{samples_missing} second(s) without a sample inside the MI "
@@ -98,6 +129,50 @@ sub host_blocks {
                          $d->{restarts}, $d->{restart_seconds}) if $d->{restarts};
   }
   push @blocks, { t => 'list', items => \@notes } if @notes;
+  return @blocks;
+}
+
+# PostgreSQL's own I/O beside the devices' (PgProcIo.pm): what its processes read and wrote, its
+# share of the devices' bytes, the rest (other processes'), and a warning for a shared device.
+sub own_io_blocks {
+  my ($h) = @_;
+  my $o = $h->{postgres_processes} or return ();
+  return { t => 'p', text => "PostgreSQL's own I/O: $o->{why}." } if $o->{why};
+  my $of = !$o->{devices} ? undef
+         : @{ $o->{devices} } == 1 ? "$o->{devices}[0]'s"
+         : 'those of ' . join(' and ', @{ $o->{devices} }) . ' together';
+  my $share = sub {
+    my ($key, $word) = @_;
+    return '' unless $of;
+    return " = - of $of $word (the device did none)" unless defined $o->{"${key}_share_pct"};
+    return sprintf(' = %s of %s %s', pct($o->{"${key}_share_pct"}), $of, $word);
+  };
+  my @kv = (
+    ['Read from storage', sprintf('%s MiB (%s MiB/s; read_bytes)%s', mib($o->{read_bytes}),
+                                  mib($o->{read_bytes_per_s}), $share->('read', 'reads'))],
+    ['Writes caused', sprintf('at most %s MiB (%s MiB/s)%s: the smaller of what its write calls '
+                              . 'took (wchar) %s MiB and the pages it dirtied (write_bytes - '
+                              . 'cancelled_write_bytes) %s - %s = %s MiB',
+                              mib($o->{write_bound_bytes}), mib($o->{write_bound_bytes_per_s}),
+                              $share->('write', 'writes'), mib($o->{wchar}),
+                              mib($o->{write_bytes}), mib($o->{cancelled_write_bytes}),
+                              mib($o->{written_bytes}))],
+  );
+  if ($of) {
+    my $rest = sub {
+      my ($bytes, $word, $at_least) = @_;
+      return $bytes >= 0 ? ($at_least ? 'at least ' : '') . mib($bytes) . " MiB $word"
+                         : "none $word (PostgreSQL's figure is above the device's)";
+    };
+    push @kv, ["Other processes'", $rest->($o->{other_read_bytes}, 'read') . ', '
+                                   . $rest->($o->{other_write_bytes}, 'written', 1)
+                                   . ' (the device\'s figures less PostgreSQL\'s)'];
+  }
+  my @blocks = ({ t => 'p', text => sprintf("PostgreSQL's own I/O (its processes' /proc/PID/io, "
+                                            . '%d at the end; the same %.0f s):',
+                                            $o->{processes}, $o->{seconds}) },
+                { t => 'kv', rows => \@kv });
+  push @blocks, { t => 'p', text => "Warning: $o->{warning}." } if $o->{warning};
   return @blocks;
 }
 
