@@ -39,6 +39,7 @@ write_run_conf() {
   conf comment "${COMMENT}"
   conf pg_set "${SETS[*]}"
   conf profile "${PROFILE}"
+  conf block_trace "${BLOCK_TRACE}"
   conf started_utc "$(date -u +%FT%TZ)"
   conf kit_commit "$(kit_commit)"
   conf command "${COMMAND_SHOWN}"

@@ -29,6 +29,7 @@ BH_PORT=0
 MEE_PORT=0
 COMMENT=""
 PROFILE=0
+BLOCK_TRACE=0  # --block-trace: sysmon traces the data device (controller/block-trace)
 SETS=()  # --set NAME=VALUE, for the embedded cluster
 DB_MEMORY=""  # --db-memory as given: bytes with a unit (256M) or a percentage of the database (8%)
 RESULTS_PARENT="${BB_DATA_DIR}/results"
@@ -81,6 +82,7 @@ parse_options() {
     case "${option}" in
       -h | --help) usage; exit 0 ;;
       --profile) PROFILE=1; shift; continue ;;
+      --block-trace) BLOCK_TRACE=1; shift; continue ;;
     esac
     [[ $# -ge 2 ]] || usage_error "run: ${option} needs a value (see --help)"
     local value="$2"

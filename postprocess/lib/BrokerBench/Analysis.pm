@@ -19,6 +19,8 @@ package BrokerBench::Analysis;
 #                    the Brokerage House's totals
 #   DeviceIo.pm      the database's block devices in the MI (DiskStats.pm) and PostgreSQL's
 #                    view of its I/O (PgIo.pm)
+#   BlockTrace.pm    the data device's block trace in the MI (run --block-trace): the I/O
+#                    study's request sizes and locality
 #   Result.pm, Format.pm  what they share: reasons and notes, number and time formats
 #
 # Clause numbers are those of the TPC-E specification v1.14.0.
@@ -43,6 +45,7 @@ use BrokerBench::BhStats qw(bh_stats);
 use BrokerBench::Waits qw(wait_stats);
 use BrokerBench::Statements qw(statement_stats);
 use BrokerBench::DeviceIo qw(device_io);
+use BrokerBench::BlockTrace qw(block_trace);
 use BrokerBench::PgStats qw(server_version);
 use BrokerBench::Privileges qw(privileges);
 use BrokerBench::Result qw(add_reason mi_ok);
@@ -125,6 +128,7 @@ sub analyze {
   privileges($r);
   statement_stats($r);
   device_io($r);
+  block_trace($r);
   # The snapshots and settings PgStats.pm read, once each: not part of the result.
   delete @$r{qw(_pg_snapshots _pg_settings)};
   profile($r);

@@ -3,8 +3,8 @@ package BrokerBench::Report;
 # HTML are rendered (Render.pm) from one list of sections (build_sections), so they always say
 # the same thing; the HTML adds the plots (inline, base64) and readme.txt. The sections are
 # ReportRun.pm's (what was measured and judged), ReportResources.pm's (where the time
-# went), ReportDatabase.pm's and ReportDeviceIo.pm's; the plots, input problems and settings
-# are here.
+# went), ReportDatabase.pm's, ReportDeviceIo.pm's and ReportBlockTrace.pm's; the plots, input
+# problems and settings are here.
 use strict;
 use warnings;
 use Exporter 'import';
@@ -20,6 +20,7 @@ use BrokerBench::ReportResources qw(cpu_section waits_section statements_section
                                     profile_section system_section bh_section mee_section);
 use BrokerBench::ReportDatabase qw(database_section server_text memory_text);
 use BrokerBench::ReportDeviceIo qw(device_io_section);
+use BrokerBench::ReportBlockTrace qw(block_trace_section);
 
 our @EXPORT_OK = qw(build_sections write_reports json_data);
 
@@ -59,6 +60,7 @@ sub build_sections {
   push @s, profile_section($r);
   push @s, database_section($r);
   push @s, device_io_section($r);
+  push @s, block_trace_section($r);
   push @s, system_section($r);
   push @s, bh_section($r);
   push @s, mee_section($r);
@@ -113,7 +115,7 @@ sub problem_text {
 
 my @SETTING_KEYS = qw(format customers scale_factor initial_trade_days users ramp_up_s
                       duration_s pacing_s seed seed_source emulator_seeds db_workers frames
-                      transport db_name comment profile started_utc
+                      transport db_name comment profile block_trace started_utc
                       finished_utc kit_commit command status);
 
 sub settings_section {
