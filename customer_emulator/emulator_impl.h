@@ -116,9 +116,10 @@ class Emulator::Impl {
   void Progress();
   void ArmProgress();
   void WaitForSignal();
-  // Ends request `slot` with a row; `type` and the times come from its Request.
+  // Ends request `slot` with a row; `type` and the times come from its Request; `trade_id` is a
+  // Trade-Order reply's (0 when there is none).
   void EndRequest(uint32_t slot, pr::Outcome outcome, int32_t spec_status, uint32_t retries,
-                  int64_t end_us, bool reply);
+                  int64_t end_us, bool reply, int64_t trade_id = 0);
   void AfterReply(uint32_t slot, int64_t end_us);
 
   EmulatorOptions options_;

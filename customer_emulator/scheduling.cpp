@@ -287,7 +287,8 @@ void Emulator::Impl::OnReply(Connection& c, const pr::FrameHeader& header,
     c.Lose(s.message());
     return;
   }
-  EndRequest(slot, head.outcome, head.spec_status, head.retries, end_us, /*reply=*/true);
+  EndRequest(slot, head.outcome, head.spec_status, head.retries, end_us, /*reply=*/true,
+             head.trade_id);
   AfterReply(slot, end_us);
 }
 

@@ -28,7 +28,7 @@ constexpr std::string_view kPhases[] = {"connecting", "trade-cleanup", "ramp-up"
 }  // namespace
 
 void Emulator::Impl::EndRequest(uint32_t slot, pr::Outcome outcome, int32_t spec_status,
-                                uint32_t retries, int64_t end_us, bool reply) {
+                                uint32_t retries, int64_t end_us, bool reply, int64_t trade_id) {
   Request& r = RequestOf(slot);
   MixRow row;
   row.start_us = wall_clock_.Wall(r.written ? r.sent_us : MonotonicMicros());
@@ -39,6 +39,7 @@ void Emulator::Impl::EndRequest(uint32_t slot, pr::Outcome outcome, int32_t spec
   row.retries = retries;
   row.user = slot < users_.size() ? static_cast<int64_t>(slot) : -1;
   row.SetInputs(r.inputs.view());
+  row.trade_id = trade_id;
   log_->Append(row);
   r.outstanding = false;
   --outstanding_;

@@ -143,6 +143,7 @@ void MarketEmulator::Impl::Delivered(Slot& link, InFlight& f, const pr::ReplySta
   row.retries = status.retries;
   row.user = link.index;
   row.wait_us = f.sent_us - f.delivery.due_us;
+  if (is_tr) row.trade_id = std::get<pr::TradeResultInput>(f.delivery.message).trade_id;
   mix_->Append(row);
   CountRow(row, is_tr, /*reply=*/true);
   if (is_tr && status.outcome <= pr::Outcome::kWarning) tr_interval_.Record(row.response_us);
@@ -191,6 +192,7 @@ void MarketEmulator::Impl::DropLink(Slot& link, const std::string& why) {
     row.response_us = now - f.sent_us;
     row.user = link.index;
     row.wait_us = f.sent_us - f.delivery.due_us;
+    if (is_tr) row.trade_id = std::get<pr::TradeResultInput>(f.delivery.message).trade_id;
     mix_->Append(row);
     CountRow(row, is_tr, /*reply=*/false);
     const std::string reason = "lost in flight (" + why + ")";

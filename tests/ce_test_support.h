@@ -74,6 +74,7 @@ struct LogRow {
   int64_t user = 0;
   int64_t wait_us = 0;
   std::string inputs;
+  int64_t trade_id = 0;  // 0: the column is empty
 };
 
 struct ParsedLog {
@@ -112,9 +113,10 @@ inline bool ToInt(const std::string& s, int64_t& out) {
   return used == s.size();
 }
 
-// Reads a mix log strictly by MIXLOG.md (v2): the header, the column line, then rows of nine
-// fields (a known code, a known outcome, whole numbers, the inputs text) or markers (start_us
-// and code only).
+// Reads a mix log strictly by MIXLOG.md (v3): the header, the column line, then rows of ten
+// fields (a known code, a known outcome, whole numbers, the inputs text, the trade id: present
+// on every Trade-Order ended ok, absent on every row but a Trade-Order's or a Trade-Result's)
+// or markers (start_us and code only).
 inline ParsedLog ReadMixLog(const std::string& path) {
   ParsedLog log;
   std::ifstream in(path);
@@ -135,13 +137,13 @@ inline ParsedLog ReadMixLog(const std::string& path) {
     ++n;
     auto f = SplitCsv(line);
     int64_t v[6] = {};
-    if (f.size() != 9) {
+    if (f.size() != 10) {
       log.errors.push_back(fmt::format("line {}: {} fields: {}", n, f.size(), line));
       continue;
     }
     if (f[1] == "START" || f[1] == "STOP") {
       bool empty = true;
-      for (int i = 2; i < 9; ++i) empty = empty && f[i].empty();
+      for (int i = 2; i < 10; ++i) empty = empty && f[i].empty();
       if (!ToInt(f[0], v[0]) || !empty) {
         log.errors.push_back(fmt::format("line {}: bad marker: {}", n, line));
       }
@@ -156,8 +158,15 @@ inline ParsedLog ReadMixLog(const std::string& path) {
       log.errors.push_back(fmt::format("line {}: bad row: {}", n, line));
       continue;
     }
+    int64_t trade_id = 0;
+    if ((!f[9].empty() && (!ToInt(f[9], trade_id) || trade_id <= 0)) ||
+        (f[1] == "TO" && f[3] == "ok" && trade_id == 0) ||
+        (f[1] != "TO" && f[1] != "TR" && trade_id != 0)) {
+      log.errors.push_back(fmt::format("line {}: bad trade_id: {}", n, line));
+      continue;
+    }
     log.rows.push_back(LogRow{v[0], f[1], static_cast<int32_t>(v[1]), f[3], v[2],
-                              static_cast<uint32_t>(v[3]), v[4], v[5], f[8]});
+                              static_cast<uint32_t>(v[3]), v[4], v[5], f[8], trade_id});
   }
   return log;
 }

@@ -193,7 +193,7 @@ inline MixCounts ParseMixLog(const std::string& text) {
     std::string field;
     while (std::getline(ls, field, ',')) f.push_back(field);
     if (line.back() == ',') f.push_back("");
-    if (f.size() != 9) {
+    if (f.size() != 10) {
       ++m.bad_lines;
       continue;
     }
@@ -203,6 +203,8 @@ inline MixCounts ParseMixLog(const std::string& text) {
     if (std::stoll(f[0]) < 1'600'000'000'000'000 || std::stoll(f[4]) <= 0) ++m.bad_lines;
     if (f[3] != "ok") ++m.bad_lines;
     if (!f[8].empty()) ++m.bad_lines;  // inputs: the customer emulator's only
+    // trade_id: every Trade-Result's (the trade it completes), no Market-Feed's.
+    if ((f[1] == "TR") != (!f[9].empty() && std::stoll(f[9]) > 0)) ++m.bad_lines;
     if (!f[7].empty() && std::stoll(f[7]) >= 0) ++m.rows_with_wait;
     m.users.insert(std::stoll(f[6]));
   }

@@ -113,6 +113,17 @@ Status DecodeReplyHead(MessageType type, std::span<const uint8_t> body, ReplyHea
                                                MessageTypeName(type), outcome, kMaxOutcome));
   }
   out.outcome = static_cast<Outcome>(outcome);
+  out.trade_id = 0;
+  if (type != MessageType::kTradeOrderOutput) return Status::Ok();
+  // ReplyStatus goes on with server_micros and detail (u16 length, bytes); then the trade id.
+  int64_t server_micros = 0;
+  uint16_t detail_length = 0;
+  const uint8_t* detail = nullptr;
+  if (!reader.GetI64(server_micros) || !reader.GetU16(detail_length) ||
+      !reader.GetBytes(detail_length, detail) || !reader.GetI64(out.trade_id)) {
+    return Status::InvalidArgument(fmt::format("{} trade_id: {} bytes, too short to hold it",
+                                               MessageTypeName(type), body.size()));
+  }
   return Status::Ok();
 }
 

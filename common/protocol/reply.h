@@ -26,12 +26,14 @@ bool IsReplyTo(MessageType reply, MessageType request);
 // Whether a message type is one of the twelve transaction requests (the inputs of clause 3.3).
 bool IsTransactionRequest(MessageType type);
 
-// The first fields of every transaction reply's body: spec status, outcome, retries. No
-// allocation: the detail text and the rest of the body are not read.
+// The first fields of every transaction reply's body: spec status, outcome, retries; and for a
+// Trade-Order its trade id (the field after the status), which the mix log records for the
+// durability recount. No allocation: the detail text is skipped, the rest is not read.
 struct ReplyHead {
   int32_t spec_status = 0;
   Outcome outcome = Outcome::kOk;
   uint32_t retries = 0;
+  int64_t trade_id = 0;  // TradeOrderOutput only; 0 for every other reply
 };
 
 // Reads the ReplyHead of a transaction reply of type `type`. An error naming the type when it

@@ -38,6 +38,34 @@ TEST(ProtocolReply, ReadsTheStatusAtTheHeadOfAReply) {
   EXPECT_EQ(head.retries, 3u);
 }
 
+TEST(ProtocolReply, ReadsTheTradeIdOfATradeOrderPastItsDetail) {
+  TradeOrderOutput out;
+  out.status.outcome = Outcome::kOk;
+  out.status.server_micros = 77;
+  out.status.detail = "a detail the head skips";
+  out.trade_id = 200'000'000'004'242;
+  out.buy_value = 123;
+  std::vector<uint8_t> body;
+  Writer w(body);
+  ASSERT_TRUE(Encode(out, w).ok());
+  ReplyHead head;
+  ASSERT_TRUE(DecodeReplyHead(MessageType::kTradeOrderOutput, body, head).ok());
+  EXPECT_EQ(head.outcome, Outcome::kOk);
+  EXPECT_EQ(head.trade_id, 200'000'000'004'242);
+  // Cut inside the trade id: an error naming the field.
+  std::vector<uint8_t> cut(body.begin(), body.end() - 3 * 8 - 4);
+  Status s = DecodeReplyHead(MessageType::kTradeOrderOutput, cut, head);
+  EXPECT_NE(s.message().find("TradeOrderOutput trade_id"), std::string::npos) << s.message();
+  // Other replies carry none.
+  TradeStatusOutput ts;
+  body.clear();
+  Writer w2(body);
+  ASSERT_TRUE(Encode(ts, w2).ok());
+  head.trade_id = 5;
+  ASSERT_TRUE(DecodeReplyHead(MessageType::kTradeStatusOutput, body, head).ok());
+  EXPECT_EQ(head.trade_id, 0);
+}
+
 TEST(ProtocolReply, ABadHeadIsAnErrorNamingTheTypeOrField) {
   ReplyHead head;
   std::vector<uint8_t> shortened{1, 2, 3};

@@ -60,11 +60,13 @@ Status MixLog::WriteBatch(const std::vector<MixRow>& batch, std::string& text) {
   for (const MixRow& r : batch) {
     const bool marker = std::strlen(r.code) > 2;  // START, STOP; codes have two letters
     if (marker) {
-      fmt::format_to(std::back_inserter(text), "{},{},,,,,,,\n", r.start_us, r.code);
+      fmt::format_to(std::back_inserter(text), "{},{},,,,,,,,\n", r.start_us, r.code);
     } else {
-      fmt::format_to(std::back_inserter(text), "{},{},{},{},{},{},{},{},{}\n", r.start_us, r.code,
+      fmt::format_to(std::back_inserter(text), "{},{},{},{},{},{},{},{},{},", r.start_us, r.code,
                      r.spec_status, OutcomeName(r.outcome), r.response_us, r.retries, r.user,
                      r.wait_us, r.inputs);
+      if (r.trade_id != 0) fmt::format_to(std::back_inserter(text), "{}", r.trade_id);
+      text.push_back('\n');
     }
   }
   // The flush costs nothing when stdio holds nothing, else one write(2) per wake-up.

@@ -40,6 +40,10 @@ struct MixRow {
   // CE: the request's input variant (workload::InputVariant: space-separated tokens, never a
   // comma); empty for the MEE's rows and for Data-Maintenance and Trade-Cleanup.
   char inputs[40] = {};
+  // Trade-Order (CE, from the reply) and Trade-Result (MEE, from the request): the trade's id
+  // (T_ID), the kit's own record of what was acknowledged for the durability recount; 0 (an
+  // empty column) when not known, and for every other row.
+  int64_t trade_id = 0;
 
   void SetCode(std::string_view c) { CopyTruncated(c, code); }
   void SetInputs(std::string_view text) { CopyTruncated(text, inputs); }
@@ -54,9 +58,9 @@ struct MixRow {
 
 class MixLog {
  public:
-  static constexpr std::string_view kHeader = "# brokerbench mix log v2";
+  static constexpr std::string_view kHeader = "# brokerbench mix log v3";
   static constexpr std::string_view kColumns =
-      "start_us,code,spec_status,outcome,response_us,retries,user,wait_us,inputs";
+      "start_us,code,spec_status,outcome,response_us,retries,user,wait_us,inputs,trade_id";
 
   // Called on the writer thread, once, with the first write error ("mix log 'PATH': REASON");
   // it must not block (post to the owner's own thread).

@@ -42,6 +42,7 @@ TEST(MixLog, WritesHeaderRowsAndMarkersFromManyThreads) {
           row.retries = 2;
           row.user = t;
           row.SetInputs(i % 2 == 0 ? "TLB q200 name tp margin lifo" : "");
+          row.trade_id = i % 2 == 0 ? 200'000'000'000'000 + i : 0;
           (*log)->Append(row);
         }
       });
@@ -55,20 +56,20 @@ TEST(MixLog, WritesHeaderRowsAndMarkersFromManyThreads) {
   ASSERT_EQ(lines.size(), 20004u);
   EXPECT_EQ(lines[0], MixLog::kHeader);
   EXPECT_EQ(lines[1], MixLog::kColumns);
-  EXPECT_TRUE(lines[2].ends_with(",START,,,,,,,")) << lines[2];
+  EXPECT_TRUE(lines[2].ends_with(",START,,,,,,,,")) << lines[2];
   // The first row comes from whichever thread ran first: its user is that thread's; each
-  // thread's first row has the inputs, its second none.
+  // thread's first row has the inputs and a trade id, its second neither (empty columns).
   const std::string row = lines[3].substr(lines[3].find(','));
   EXPECT_TRUE(row.starts_with(",TO,-711,invalid,1234,2,")) << row;
-  EXPECT_TRUE(row.ends_with(",0,TLB q200 name tp margin lifo")) << row;
+  EXPECT_TRUE(row.ends_with(",0,TLB q200 name tp margin lifo,200000000000000")) << row;
   int with_inputs = 0, without = 0;
   for (size_t i = 3; i + 1 < lines.size(); ++i) {
-    with_inputs += lines[i].ends_with(",0,TLB q200 name tp margin lifo");
-    without += lines[i].ends_with(",0,");
+    with_inputs += lines[i].find(",0,TLB q200 name tp margin lifo,2000000000") != std::string::npos;
+    without += lines[i].ends_with(",0,,");
   }
   EXPECT_EQ(with_inputs, 10000);
   EXPECT_EQ(without, 10000);
-  EXPECT_TRUE(lines.back().ends_with(",STOP,,,,,,,")) << lines.back();
+  EXPECT_TRUE(lines.back().ends_with(",STOP,,,,,,,,")) << lines.back();
   std::filesystem::remove(path);
 }
 
@@ -99,7 +100,7 @@ TEST(MixLog, RowsReachTheFileWhileItIsOpen) {
     lines = Lines(path);
   }
   ASSERT_EQ(lines.size(), 3u) << "the row is not in the file 2 s after Append";
-  EXPECT_EQ(lines[2], "0,TS,0,ok,0,0,0,0,");
+  EXPECT_EQ(lines[2], "0,TS,0,ok,0,0,0,0,,");
   ASSERT_TRUE((*log)->Close().ok());
   std::filesystem::remove(path);
 }

@@ -146,12 +146,12 @@ subtest 'a sign in status, user or wait, and retries: every such row counted' =>
 };
 
 subtest 'unknown version and wrong headers refuse the file' => sub {
-  write_file("$dir/v3.csv", "# brokerbench mix log v3\nstart_us,code\n" . row(T0, 'TS', 'ok', 1) . "\n");
-  my ($sum, $store, $p) = read_one("$dir/v3.csv", 'ce');
-  is($sum->{rows}, 0, 'no row read from a v3 file');
-  like($sum->{refused}, qr/unknown version v3/, 'refused for its version');
+  write_file("$dir/v4.csv", "# brokerbench mix log v4\nstart_us,code\n" . row(T0, 'TS', 'ok', 1) . "\n");
+  my ($sum, $store, $p) = read_one("$dir/v4.csv", 'ce');
+  is($sum->{rows}, 0, 'no row read from a v4 file');
+  like($sum->{refused}, qr/unknown version v4/, 'refused for its version');
   is($p->[0]{line}, 1, 'reported on line 1');
-  like($p->[0]{reason}, qr/unknown mix log version 'v3' \(this reader knows v1 and v2\); file skipped/,
+  like($p->[0]{reason}, qr/unknown mix log version 'v4' \(this reader knows v1, v2 and v3\); file skipped/,
        'the reason names the version and the known ones');
 
   write_file("$dir/v2cols.csv", "# brokerbench mix log v2\n"
@@ -223,6 +223,43 @@ subtest 'v2: the inputs column is read, checked and interned per code' => sub {
   is_deeply(of_code($store, 'SD')->{variants}, { '' => 1, lob => 1 },
             'SD: no flag, and access_lob from a CRLF line');
   is(of_code($store, 'TS')->{rows}, 0, 'no Trade-Status row from the bad lines');
+};
+
+subtest 'v3: the trade id column is read past the inputs, checked, and kept out of the key' => sub {
+  my $path = "$dir/v3.csv";
+  my $cols = 'start_us,code,spec_status,outcome,response_us,retries,user,wait_us,inputs,trade_id';
+  write_file($path, join('', "# brokerbench mix log v3\n$cols\n", map { "$_\n" }
+    marker(T0, 'START', 2) . ',',                                              # 3
+    row(T0 + 1, 'TO', 'ok', 100, inputs => 'TLB q200 name lifo') . ',200000000000101',  # 4
+    row(T0 + 2, 'TO', 'ok', 100, inputs => 'TLB q200 name lifo') . ',200000000000102',  # 5
+    row(T0 + 3, 'TO', 'rollback', 100, inputs => 'TMB q100 rb') . ',',        # 6 good: no id
+    row(T0 + 4, 'BV', 'ok', 100, inputs => '') . ',',                          # 7 good
+    row(T0 + 5, 'TO', 'ok', 100, inputs => 'TLB q200 name lifo') . ',12x',    # 8 bad id
+    row(T0 + 6, 'TO', 'ok', 100, inputs => 'TLB q200 name lifo'),             # 9 nine columns
+    row(T0 + 7, 'TO', 'ok', 100, inputs => 'TLB q200 name lifo') . ',0',      # 10 id 0
+    row(T0 + 8, 'TS', 'ok', 100, user => -1, inputs => '') . ',',             # 11 good (signed)
+    marker(T0 + 20, 'STOP', 2) . ','));
+  my ($sum, $store, $p) = read_one($path, 'ce');
+  is($sum->{version}, 'v3', 'read as v3');
+  is($sum->{rows}, 5, 'five good rows');
+  is_deeply([$sum->{starts}, $sum->{stops}], [[T0], [T0 + 20]], 'the v3 markers (eight commas)');
+  my %by_line = map { $_->{line} => $_->{reason} } @$p;
+  is(scalar @$p, 3, 'three problems') or diag explain \%by_line;
+  like($by_line{8}, qr/trade_id is not a non-negative integer: '12x'/, 'a bad trade id named');
+  like($by_line{9}, qr/wrong column count: 9, expected 10/, 'a v2 row in a v3 file');
+  like($by_line{10}, qr/trade_id/, 'a trade id of 0 named');
+  my $to = of_code($store, 'TO');
+  is($to->{rows}, 3, 'three Trade-Orders');
+  is_deeply($to->{variants}, { 'TLB q200 name lifo' => 2, 'TMB q100 rb' => 1 },
+            'the variant is the inputs alone, whatever the trade id');
+
+  my $mee = "$dir/v3-mee.csv";
+  write_file($mee, join('', "# brokerbench mix log v3\n$cols\n",
+    map { "$_\n" } row(T0, 'TR', 'ok', 700, wait => -300, inputs => '') . ',200000000000101',
+                  row(T0 + 1, 'MF', 'ok', 700, inputs => '') . ','));
+  ($sum, $store, $p) = read_one($mee, 'mee');
+  is($sum->{rows}, 2, 'a market emulator\'s TR with its trade id and an MF without');
+  is(scalar @$p, 0, 'no problem') or diag explain $p;
 };
 
 subtest 'v1 rows are read as before, with no inputs' => sub {

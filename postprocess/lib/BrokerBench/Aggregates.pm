@@ -97,8 +97,10 @@ sub key_of {
     return (undef, undef) if $inputs ne '';
     $vi = $g->{variant_v1}[$ci];
   } else {
-    return (undef, undef) unless $inputs =~ /\A,/;
-    my $text = substr($inputs, 1);
+    # v2 ",inputs"; v3 ",inputs," (the trade id follows, outside the key).
+    return (undef, undef) unless $version eq 'v2' ? $inputs =~ /\A,[^,]*\z/
+                                                  : $inputs =~ /\A,[^,]*,\z/;
+    my $text = substr($inputs, 1, length($inputs) - ($version eq 'v2' ? 1 : 2));
     my $why = $role eq 'mee' && $text eq '' ? undef : $problem_of->($code, $text);
     return (undef, $why) if defined $why;
     $vi = $role eq 'mee' ? 0 : ($g->{variant_v2}[$ci]{$text} //= do {

@@ -1,5 +1,5 @@
 package BrokerBench::MixLog;
-# Reader of the mix log, versions 1 and 2 (postprocess/MIXLOG.md). One pass over each file, as
+# Reader of the mix log, versions 1, 2 and 3 (postprocess/MIXLOG.md). One pass over each file, as
 # a stream: rows are not kept, they are added to the aggregates of Aggregates.pm (shared by all
 # files: raw rows from every file and host are merged, never averaged). A bad line is reported
 # as FILE:LINE with the reason and the text, and the rest of the file is read; a file whose
@@ -112,14 +112,15 @@ sub read_mix_log {
     # negative wait) goes to the second, which takes every good row. The quantifiers are
     # possessive (a field's characters never backtrack: a comma follows each).
     # $1 start_us, $2 "code,spec_status,outcome", $3 response_us, $4 retries, $5 wait_us,
-    # $6 ",inputs" (v2) or '' (v1).
+    # $6 ",inputs" (v2), ",inputs," (v3: the trade id's digits after it are matched, not
+    # captured: only the key's part is) or '' (v1); key_of tells the versions' apart.
     # The row's fields and figures, declared once: a "my" in the loop costs its clearing at
     # every row.
     my ($retries, $x, $ci, $t, $r, $e, $in, $kind, $w, $aw, $ws) = (0);
     for my $text (pos($one) ? $one : $buf) {
       while (1) {
-        if ($text =~ /\G(\d{1,19}+),([A-Z]{2},\d{1,10}+,[a-z_]{2,16}+),(\d{1,19}+),0(),\d{1,19}+,(\d{1,19}+)(,[0-9A-Za-z ]{0,39}+|)\n/gc) {
-        } elsif ($text =~ /\G(\d{1,19}+),([A-Z]{2},-?\d{1,10}+,[a-z_]{2,16}+),(\d{1,19}+),(\d{1,10}+),-?\d{1,19}+,(-?\d{1,19}+)(,[0-9A-Za-z ]{0,39}+|)\n/gc) {
+        if ($text =~ /\G(\d{1,19}+),([A-Z]{2},\d{1,10}+,[a-z_]{2,16}+),(\d{1,19}+),0(),\d{1,19}+,(\d{1,19}+)(,[0-9A-Za-z ]{0,39}+,?|)(?:(?<=,)[1-9]\d{0,18}+)?+\n/gc) {
+        } elsif ($text =~ /\G(\d{1,19}+),([A-Z]{2},-?\d{1,10}+,[a-z_]{2,16}+),(\d{1,19}+),(\d{1,10}+),-?\d{1,19}+,(-?\d{1,19}+)(,[0-9A-Za-z ]{0,39}+,?|)(?:(?<=,)[1-9]\d{0,18}+)?+\n/gc) {
           $retries = $4 + 0;
         } else {
           last;

@@ -1,5 +1,5 @@
 package BrokerBench::MixLogFormat;
-# The mix log format, versions 1 and 2 (postprocess/MIXLOG.md), as the reader (MixLog.pm) needs
+# The mix log format, versions 1, 2 and 3 (postprocess/MIXLOG.md), as the reader (MixLog.pm) needs
 # it: each version's column line and markers, a log's header (a file whose header names an
 # unknown version is refused as a whole), the quick first look at the markers, and the slow
 # diagnosis that names the problem of a line the reader's fast match refused.
@@ -13,8 +13,9 @@ our @EXPORT_OK = qw(open_log format_of read_markers diagnose inputs_problem quot
                     %ROLE_CODES HEADER COLUMNS);
 
 # The version the emulators write now.
-use constant HEADER  => '# brokerbench mix log v2';
-use constant COLUMNS => 'start_us,code,spec_status,outcome,response_us,retries,user,wait_us,inputs';
+use constant HEADER  => '# brokerbench mix log v3';
+use constant COLUMNS =>
+  'start_us,code,spec_status,outcome,response_us,retries,user,wait_us,inputs,trade_id';
 
 # Every version this reader knows: its column line and the match of a marker (the match of a
 # row is written out in the loop of MixLog.pm's read_mix_log: a pattern in a variable costs a
@@ -23,15 +24,24 @@ my %FORMAT = (
   v1 => { columns => 'start_us,code,spec_status,outcome,response_us,retries,user,wait_us',
           marker => qr/\A(\d{1,19}),(START|STOP),{6}\r?\z/,
           markers => qr/^(\d{1,19}),(START|STOP),{6}\r?$/m },
-  v2 => { columns => COLUMNS,
+  v2 => { columns => 'start_us,code,spec_status,outcome,response_us,retries,user,wait_us,inputs',
           marker => qr/\A(\d{1,19}),(START|STOP),{7}\r?\z/,
           markers => qr/^(\d{1,19}),(START|STOP),{7}\r?$/m },
+  v3 => { columns => COLUMNS,
+          marker => qr/\A(\d{1,19}),(START|STOP),{8}\r?\z/,
+          markers => qr/^(\d{1,19}),(START|STOP),{8}\r?$/m },
 );
 $FORMAT{$_}{names} = [split /,/, $FORMAT{$_}{columns}] for keys %FORMAT;
 my $MAX_INPUTS = 39;
 our %ROLE_CODES  = (ce => { map { $_ => 1 } @CE_CODES }, mee => { map { $_ => 1 } @MEE_CODES });
 my %ROLE_NAME    = (ce => 'customer emulator', mee => 'market emulator');
 my %KNOWN_CODE   = map { $_ => 1 } @ALL_CODES;
+
+# "v1, v2 and v3".
+sub known_versions {
+  my @v = sort keys %FORMAT;
+  return join(', ', @v[0 .. $#v - 1]) . " and $v[-1]";
+}
 
 # format_of($version) -> { columns, names, marker (the match of a marker line, without its
 # newline), markers (of every marker in a block) }.
@@ -62,8 +72,8 @@ sub open_log {
   }
   my $version = $1;
   return (undef, undef, 1, "unknown version $version",
-          "unknown mix log version '$version' (this reader knows "
-          . join(' and ', sort keys %FORMAT) . '); file skipped', $h1) unless $FORMAT{$version};
+          "unknown mix log version '$version' (this reader knows " . known_versions()
+          . '); file skipped', $h1) unless $FORMAT{$version};
   my $fmt = $FORMAT{$version};
   my $h2 = <$fh> // '';
   $h2 =~ s/\r?\n\z//;
@@ -146,6 +156,11 @@ sub diagnose {
       if length $f[8] > $MAX_INPUTS;
     return ("inputs is not tokens of letters and digits separated by spaces: '"
             . quote_text($f[8]) . "'") if $f[8] !~ /\A[0-9A-Za-z ]*\z/;
+  }
+  # v3: the trade id, empty when the row has none (never 0).
+  if (@f > 9 && $f[9] ne '' && $f[9] !~ /\A[1-9]\d{0,18}\z/) {
+    return ("trade_id is 0 (a row without a trade id leaves the column empty)") if $f[9] =~ /\A0+\z/;
+    return (field_problem('trade_id', $f[9]));
   }
   return (undef, \@f);
 }
