@@ -46,6 +46,7 @@ use BrokerBench::Waits qw(wait_stats);
 use BrokerBench::Statements qw(statement_stats);
 use BrokerBench::DeviceIo qw(device_io);
 use BrokerBench::BlockTrace qw(block_trace);
+use BrokerBench::Durability qw(durability);
 use BrokerBench::PgStats qw(server_version);
 use BrokerBench::Privileges qw(privileges);
 use BrokerBench::Result qw(add_reason mi_ok);
@@ -129,6 +130,7 @@ sub analyze {
   statement_stats($r);
   device_io($r);
   block_trace($r);
+  durability($r);
   # The snapshots and settings PgStats.pm read, once each: not part of the result.
   delete @$r{qw(_pg_snapshots _pg_settings)};
   profile($r);

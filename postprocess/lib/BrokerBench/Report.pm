@@ -21,6 +21,7 @@ use BrokerBench::ReportResources qw(cpu_section waits_section statements_section
 use BrokerBench::ReportDatabase qw(database_section server_text memory_text);
 use BrokerBench::ReportDeviceIo qw(device_io_section);
 use BrokerBench::ReportBlockTrace qw(block_trace_section);
+use BrokerBench::ReportDurability qw(durability_section durability_line);
 
 our @EXPORT_OK = qw(build_sections write_reports json_data);
 
@@ -47,6 +48,7 @@ sub build_sections {
   push @s, $plots ? plots_section($r, $plots)
                  : { id => 'plots', title => 'Plots',
                      blocks => [{ t => 'p', text => 'Not made (bb-report --no-plots).' }] };
+  push @s, durability_section($r);
   push @s, transactions_section($r);
   push @s, input_variants_section($r);
   push @s, errors_section($r);
@@ -72,6 +74,8 @@ sub build_sections {
 sub headline_lines {
   my ($r) = @_;
   my @lines = ($r->{trtps}{headline}, $r->{verdict}{headline});
+  my $durability = durability_line($r->{durability});
+  push @lines, $durability if defined $durability;
   push @lines, map { "Warning: $_" } run_warnings($r);
   return \@lines;
 }

@@ -1,0 +1,63 @@
+package BrokerBench::ReportDurability;
+# The report's "Durability" section (Durability.pm's recount; TPC-E clause 7.5): only for a run
+# that crossed a failure (brokerbench durability).
+use strict;
+use warnings;
+use Exporter 'import';
+
+our @EXPORT_OK = qw(durability_section durability_line);
+
+sub secs { defined $_[0] ? sprintf('%.3f s', $_[0]) : 'unknown' }
+
+# The verdict line of report.txt's top and of the section.
+sub durability_line {
+  my ($d) = @_;
+  return undef unless $d;
+  return "Durability: no verdict: $d->{why}" unless defined $d->{verdict};
+  return sprintf('Durability: %s (%d of %d trades acknowledged as committed before the %s lost)',
+                 $d->{verdict}, $d->{lost}, $d->{acknowledged_before}, $d->{failure});
+}
+
+sub durability_section {
+  my ($r) = @_;
+  my $d = $r->{durability} or return ();
+  my @blocks = ({ t => 'p', text => durability_line($d) });
+  my $at = defined $d->{failure_utc} ? " at $d->{failure_utc}" : '';
+  $at .= " ($d->{killed_processes} processes killed with SIGKILL)" if defined $d->{killed_processes};
+  my @rows = (['Failure', "$d->{failure}$at, $d->{before_s} s into the measurement interval"]);
+  if (defined $d->{failure_us}) {
+    push @rows, ['Acknowledged before the failure', sprintf('%d trades (%d Trade-Orders and %d '
+                 . 'Trade-Results ended ok)', $d->{acknowledged_before},
+                 $d->{acknowledged_trade_orders}, $d->{acknowledged_trade_results})];
+    push @rows, ['Found after recovery', $d->{found} // 'not looked up'];
+    push @rows, ['Lost', $d->{lost} // 'not looked up'];
+    push @rows, ['In flight at the failure', "$d->{in_flight} Trade-Orders and Trade-Results "
+                 . '(started before it, ended after it: either way is right; not counted)'];
+    push @rows, ['Downtime', defined $d->{downtime_s}
+                 ? secs($d->{downtime_s}) . " (to the end of the first transaction completed "
+                   . "after the failure, a $d->{first_commit_code})" : 'no transaction completed after the failure'];
+    push @rows, ['Database ready again', secs($d->{ready_s}) . ' after the failure (its log)']
+      if defined $d->{ready_s};
+    push @rows, ['Redo (PostgreSQL)', defined $d->{redo_s} ? secs($d->{redo_s}) . ' ("redo done at" in its log)'
+                 : 'not in the server log (db/postgresql.log)'];
+  }
+  push @blocks, { t => 'kv', rows => \@rows };
+  if (@{ $d->{lost_trades} // [] }) {
+    push @blocks, { t => 'table', head => ['Trade id', 'Acknowledged by', 'Acknowledged at', 'Missing'],
+                    align => [qw(r l l l)],
+                    rows => [map { [$_->{trade_id}, $_->{code}, $_->{acknowledged_utc}, $_->{missing}] }
+                             @{ $d->{lost_trades} }] };
+  }
+  push @blocks, { t => 'pre', text => join("\n", @{ $d->{recovery_log} }) }
+    if @{ $d->{recovery_log} // [] };
+  push @blocks, { t => 'p', text => 'Clause 7.5: no committed transaction may be lost across a '
+                  . 'failure. The kit\'s own record is the mix logs (v3): each Trade-Order and '
+                  . 'Trade-Result ended ok before the failure with its trade id; after the run each '
+                  . 'is looked up in the database (durability/lookup.csv): a Trade-Order\'s TRADE '
+                  . 'row; a Trade-Result\'s trade completed (CMPT) with its SETTLEMENT row and, for '
+                  . 'a cash trade, its CASH_TRANSACTION row, as its frames write them. PASS when '
+                  . 'none is missing.' };
+  return { id => 'durability', title => 'Durability', blocks => \@blocks };
+}
+
+1;
