@@ -1,0 +1,149 @@
+#!/usr/bin/env bash
+# brokerbench durability --failure crash (issue 39), on a throwaway embedded cluster of 1000
+# customers and 2 trade days, two runs of 40 s before the crash and 30 s after:
+#   1. the defaults (synchronous_commit on): every trade acknowledged before the crash is
+#      found, 0 lost, PASS, a downtime and PostgreSQL's redo time;
+#   2. synchronous_commit=off with the WAL writer stopped (SIGSTOP, by this test) 10 s before
+#      the crash: the commits of those 10 s have their WAL only in the WAL buffers (shared
+#      memory), which the SIGKILL of every process throws away. wal_writer_delay alone does not
+#      make that reliable: an async commit wakes the WAL writer whenever a page of WAL is full,
+#      so only the last partial page (a few commits, often none) would be at risk. Nothing else
+#      writes WAL in those 10 s: wal_buffers (16 MB) do not fill at this load, shared_buffers
+#      hold the database (no eviction, so no XLogFlush for a dirty page), and checkpoints and
+#      autovacuum are off for the run. The kit must report lost > 0, FAIL, and exactly the
+#      trades this test's own recount (its own reading of the mix logs, its own SQL) finds
+#      missing: a kit that only counted errors fails here.
+set -euo pipefail
+
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+data="$(mktemp -d /tmp/bbdurability.XXXXXX)"
+chmod 0711 "${data}"
+export BB_DATA_DIR="${data}"
+# shellcheck source=tests/controller/lib/check.sh
+source "${root}/tests/controller/lib/check.sh"
+
+RUN_PID=""
+cleanup() {
+  if [[ -n "${RUN_PID}" ]]; then
+    kill -TERM "${RUN_PID}" 2>/dev/null || true
+    wait "${RUN_PID}" 2>/dev/null || true
+  fi
+  "${root}/brokerbench" db destroy --yes >/dev/null 2>&1 || true
+  rm -rf -- "${data}"
+}
+trap cleanup EXIT
+
+json() { perl -MJSON::PP -e 'my $j = JSON::PP->new->decode(do { local $/; <STDIN> });
+  my $v = $j; $v = $v->{$_} for split /\./, $ARGV[0]; print defined $v ? $v : "null"' "$2" <"$1/results.json"; }
+
+# seconds_between VALUE LO HI: VALUE is a number of seconds, LO < VALUE < HI.
+seconds_between() {
+  [[ "$1" =~ ^[0-9]+(\.[0-9]+)?$ ]] || return 1
+  local us=$(( 10#${1%.*} * 1000000 ))
+  [[ "$1" != *.* ]] || us=$((us + 10#$(printf '%-6s' "${1#*.}" | tr ' ' 0 | cut -c1-6)))
+  ((us > $2 * 1000000 && us < $3 * 1000000))
+}
+
+# recount DIR: this test's own recount, independent of the kit's: every TO and TR row ended ok
+# before the failure (failure_us of durability.conf), looked up with SQL of its own. Prints
+# "acknowledged missing" (distinct trades).
+recount() {
+  local dir="$1" failure t code oc resp id rest
+  failure=$(grep '^failure_us=' "${dir}/durability/durability.conf" | cut -d= -f2)
+  declare -A to=() tr=()
+  local f
+  for f in "${dir}"/ce/*/mix-*.csv "${dir}"/mee/*/mix-*.csv; do
+    while IFS=, read -r t code _ oc resp _ _ _ _ id rest; do
+      [[ -z "${rest:-}" && "${oc}" == ok && "${id}" =~ ^[0-9]+$ && "${t}" =~ ^[0-9]+$ ]] || continue
+      ((t + resp < failure)) || continue
+      case "${code}" in TO) to[${id}]=1 ;; TR) tr[${id}]=1 ;; esac
+    done < <(tail -n +3 "${f}")
+  done
+  local to_list tr_list
+  to_list=$(IFS=,; printf '%s' "${!to[*]}")
+  tr_list=$(IFS=,; printf '%s' "${!tr[*]}")
+  "${root}/brokerbench" db psql -XAtq -v ON_ERROR_STOP=1 -c "
+    with o(id) as (select unnest('{${to_list}}'::bigint[])),
+         r(id) as (select unnest('{${tr_list}}'::bigint[])),
+         a(id) as (select id from o union select id from r)
+    select (select count(*) from a),
+           (select count(*) from a where
+              (id in (select id from r) and not exists (select 1 from trade t where t.t_id = a.id
+                 and t.t_st_id = 'CMPT' and exists (select 1 from settlement where se_t_id = a.id)
+                 and (not t.t_is_cash or exists (select 1 from cash_transaction where ct_t_id = a.id))))
+              or (id not in (select id from r) and not exists (select 1 from trade where t_id = a.id)))" |
+    tr '|' ' '
+}
+
+# durability_run NAME ARGS...: the command in the background; its results directory.
+durability_run() {
+  local name="$1"; shift
+  OUT="${data}/${name}.out"
+  "${root}/brokerbench" durability --failure crash --before 40s --after 30s --ramp-up 10s "$@" \
+    >"${OUT}" 2>&1 &
+  RUN_PID=$!
+}
+finish() {
+  RC=0
+  wait "${RUN_PID}" || RC=$?
+  RUN_PID=""
+  DIR=$(grep -m 1 '^==> results directory ' "${OUT}" | sed 's/^==> results directory //')
+  [[ ${RC} -eq 0 ]] || tail -n 30 "${OUT}"
+}
+
+printf -- '--- loading the database\n'
+if ! "${root}/brokerbench" build-db --customers 1000 --initial-trade-days 2 >"${data}/load.out" 2>&1; then
+  tail -n 30 "${data}/load.out"
+  printf 'FAILED: the database could not be loaded\n'
+  exit 1
+fi
+
+check "bad usage: --failure missing is named" bash -c "'${root}/brokerbench' durability 2>&1 | grep -q -- '--failure is missing'"
+check "bad usage: an unknown failure is named" bash -c "'${root}/brokerbench' durability --failure flood 2>&1 | grep -q \"'flood' is not a failure\""
+check "bad usage: --duration is refused" bash -c "'${root}/brokerbench' durability --failure crash --duration 5m 2>&1 | grep -q -- '--duration is not an option of durability'"
+
+printf -- '--- 1. crash with the defaults\n'
+durability_run safe
+finish
+check "1: exit 0" test "${RC}" -eq 0
+check "1: durability.conf has the failure's time" has_line "${DIR}/durability/durability.conf" '^failure_us=[0-9]{16}$'
+check "1: trades were acknowledged before the failure" test "$(json "${DIR}" durability.acknowledged_before)" -gt 20
+check "1: 0 lost" test "$(json "${DIR}" durability.lost)" -eq 0
+check "1: verdict PASS" test "$(json "${DIR}" durability.verdict)" == PASS
+check "1: the report says it" has_line "${DIR}/report.txt" 'Durability: PASS \(0 of [0-9]+ trades'
+check "1: a downtime under 60 s" seconds_between "$(json "${DIR}" durability.downtime_s)" 0 60
+check "1: PostgreSQL's redo time from its log" seconds_between "$(json "${DIR}" durability.redo_s)" 0 60
+check "1: the Brokerage House reconnected by itself" has_line "$(echo "${DIR}"/bh/*/bh.log)" 'reconnected'
+read -r ack missing < <(recount "${DIR}")
+check "1: the test's own recount: acknowledged ${ack} = the kit's" test "${ack}" -eq "$(json "${DIR}" durability.acknowledged_before)"
+check "1: the test's own recount finds none missing" test "${missing}" -eq 0
+
+printf -- '--- 2. crash with synchronous_commit=off and the WAL writer stopped 10 s before\n'
+durability_run unsafe --set synchronous_commit=off --set wal_writer_delay=10s \
+  --set checkpoint_timeout=1h --set max_wal_size=4GB --set autovacuum=off
+RESULTS2="${data}/results/0002"
+for ((n = 0; n < 600; n++)); do
+  start=$(grep -hsm 1 '^[0-9]*,START,' "${RESULTS2}"/ce/*/mix-ce-*.csv | cut -d, -f1) || true
+  [[ -z "${start}" ]] || break
+  sleep 0.5
+done
+if [[ -n "${start}" ]]; then
+  while (($(date +%s%6N) < start + 30000000)); do sleep 0.2; done
+  pm=$(head -n 1 "${data}/pg/data/postmaster.pid")
+  walwriter=$(pgrep -P "${pm}" -f 'walwriter')
+  kill -STOP "${walwriter}"
+  printf 'stopped the WAL writer (pid %s) 10 s before the crash\n' "${walwriter}"
+fi
+finish
+check "2: exit 0" test "${RC}" -eq 0
+lost=$(json "${DIR}" durability.lost)
+check "2: lost > 0 (${lost})" test "${lost}" -gt 0
+check "2: verdict FAIL" test "$(json "${DIR}" durability.verdict)" == FAIL
+check "2: the report says it and names each lost trade" has_line "${DIR}/report.txt" 'Durability: FAIL \([1-9][0-9]* of [0-9]+ trades'
+read -r ack missing < <(recount "${DIR}")
+check "2: the test's own recount: acknowledged ${ack} = the kit's" test "${ack}" -eq "$(json "${DIR}" durability.acknowledged_before)"
+check "2: the test's own recount finds ${missing} missing = the kit's lost ${lost}" test "${missing}" -eq "${lost}"
+check "2: every lost trade is named in results.json" \
+  test "$(perl -MJSON::PP -e 'print scalar @{ JSON::PP->new->decode(do { local $/; <STDIN> })->{durability}{lost_trades} }' <"${DIR}/results.json")" -eq "${lost}"
+
+check_summary
