@@ -139,6 +139,10 @@ cap_database_memory() {
     [[ " ${SETS[*],,} " == *" ${s%%=*}="* ]] || chosen+=("${s}")
   done
   for s in "${SETS[@]}" "${chosen[@]}"; do args+=(--set "${s}"); done
+  # Only where the kit sized shared_buffers: the user's own setting is the user's to judge.
+  if [[ " ${chosen[*]} " == *" shared_buffers="* ]]; then
+    s=$(cap_too_small "${mb}" "${shared}" "${DB_WORKERS}") || warn "--db-memory ${DB_MEMORY}: ${s}"
+  fi
   stage "restarting the embedded cluster cold in ${DB_MEMORY} = $(human_mb "${mb}") of memory (a cgroup; the database's files out of the page cache first)${chosen[*]:+, with ${chosen[*]}}"
   "${BB_ROOT}/controller/db" start "${args[@]}" >>"${CONTROLLER_LOG}" 2>&1 ||
     fail "the embedded cluster did not start in its memory cgroup" "${CONTROLLER_LOG}"

@@ -179,6 +179,21 @@ cached_bytes() {
   printf '%s\n' "${sum}"
 }
 
+# cap_too_small MB SHARED_MB CONNECTIONS: false, saying why, when a cap of MB with shared_buffers
+# of SHARED_MB leaves the server's processes too little of their own. A backend of this kit
+# holds about 10-40 MB besides shared memory (catalog caches, the frames' plans: 12 MB measured
+# at 1000 x 300, 36 MB in the one OOM kill seen, under a 97 MB cap), so 16 MB for each of the
+# Brokerage House's CONNECTIONS and for four more (autovacuum, the monitor). Below that the
+# kernel kills backends: a run with OOM kills measures crashes, not the cap.
+cap_too_small() {
+  local mb="$1" shared="$2" connections="$3"
+  local own=$(((connections + 4) * 16))
+  ((mb - shared < own)) || return 0
+  printf '%s MB leaves %s MB beside shared_buffers (%s MB) for %s Brokerage House connections and the server'"'"'s own processes, which take about %s MB: expect out-of-memory kills of backends (the report counts them); a larger cap, or a smaller --set shared_buffers, avoids them\n' \
+    "${mb}" "$((mb - shared))" "${shared}" "${connections}" "${own}"
+  return 1
+}
+
 # --- pgcluster's side (needs its load_env, is_running and start_server) ---------------------
 
 # start_capped DIR BYTES OPTIONS: the server started cold inside a new memory cgroup of BYTES,

@@ -132,4 +132,13 @@ check "8% is a request" memory_request_valid 8%
 check "0.5% is a request" memory_request_valid 0.5%
 check "64M is the smallest" memory_request_valid 64M
 
+# A cap that leaves the backends too little of their own (memory_settings sizes shared_buffers)
+check "97 MB, 4 connections: too small" fails cap_too_small 97 24 4
+check "  saying what it leaves and what they take" \
+  grep -q '^97 MB leaves 73 MB beside shared_buffers (24 MB) for 4 Brokerage House connections .* about 128 MB: expect out-of-memory kills' \
+  <(cap_too_small 97 24 4)
+check "256 MB, 4 connections: enough" cap_too_small 256 64 4
+check "256 MB, 10 connections: too small" fails cap_too_small 256 64 10
+check "1108 MB, 4 connections: enough, and silent" test -z "$(cap_too_small 1108 277 4)"
+
 check_summary
