@@ -96,4 +96,142 @@ subtest 'PASS when all are found; no verdict without a lookup, a failure or trad
   is_deeply([durability_section($r)], [], 'and no section');
 };
 
+# Business recovery (Recovery.pm; clause 7.5), from a run of known figures: 10 Trade-Results a
+# second for the 60 s before the failure (the MI's steady period; and 60 s earlier, outside it,
+# 1 a second, which must not count); nothing for 5 s after it; 3 a second from 5 s to 30 s; 10 a
+# second from 30 s on. The first 60-s window from the first commit on (second 5) at 95 % of 10:
+# the window starting at k holds 3 x (30 - k) + 10 x (30 + k) = 390 + 7k >= 570 -> k >= 25.7:
+# 26 s. During the outage: 4 net_error (TO 3, TR 1), 1 db_error TR with 2 retries; after it, to
+# the recovery: 2 timeout TS and a TO ok after 3 retries; after the recovery: 1 db_error.
+sub recovery_fixture {
+  my ($d, %o) = @_;
+  my $after = $o{after} // 120;
+  write_file("$d/durability/durability.conf", "failure=crash\nbefore_s=60\nafter_s=$after\n"
+             . "failure_us=$F\nkilled_processes=12\n");
+  my @tr;
+  for my $s (-120 .. $after - 1) {
+    my $n = $s < -60 ? 1 : $s < 0 ? 10 : $s < 5 ? 0 : $s < 30 || $o{never} ? 3 : 10;
+    # Started 2 ms before, ended within the second (by completion time); response 2 ms, but
+    # 40 ms for the slow ones in [10 s, 20 s) (the p90 bucket 1).
+    my $rt = $s >= 10 && $s < 20 ? 40000 : 2000;
+    push @tr, map { ($F + $s * 1e6 + $_ * 1000 + 5000 - $rt) . ",TR,0,ok,$rt,0,1,0,,"
+                    . (1000 + $s * 20 + $_) } 1 .. $n;
+  }
+  write_file("$d/mee/h/mix-mee.csv", join('', "# brokerbench mix log v3\n$COLS\n", map { "$_\n" } @tr,
+    ($F + 1e6) . ',TR,0,db_error,1000,2,1,0,,7'));
+  write_file("$d/ce/h/mix-ce-1.csv", join('', "# brokerbench mix log v3\n$COLS\n", map { "$_\n" }
+    ($F - 2e6) . ',TO,0,ok,1000,0,1,0,TMB q100,1000',
+    ($F - 1000) . ',TO,0,net_error,3000,0,1,0,TMB q100,',   # in flight, ended in the outage
+    ($F + 1e6) . ',TO,0,net_error,1000,0,1,0,TMB q100,',
+    ($F + 2e6) . ',TO,0,net_error,1000,0,1,0,TMB q100,',
+    ($F + 3e6) . ',TR,0,net_error,1000,0,1,0,,8',
+    ($F + 4.9e6) . ',TS,0,ok,1000,0,1,0,,',                 # the first commit: 4.901 s
+    ($F + 6e6) . ',TS,0,timeout,1000,0,1,0,,',
+    ($F + 7e6) . ',TS,0,timeout,1000,0,1,0,,',
+    ($F + 8e6) . ',TO,0,ok,1000,3,1,0,TMB q100,900',
+    ($F + 40e6) . ',TO,0,db_error,1000,0,1,0,TMB q100,'));
+  # No lookup rows: every acknowledged trade lost (FAIL); the recovery does not depend on it.
+  write_file("$d/durability/lookup.csv", "trade_id,found,t_st_id,t_is_cash,settlement,cash_transaction\n");
+}
+
+subtest 'business recovery: a dip and the recovery at a known second' => sub {
+  my $d = "$dir/recovery";
+  recovery_fixture($d);
+  my $r = { results_dir => $d };
+  durability($r);
+  my $x = $r->{durability};
+  is($x->{downtime_s}, 4.901, 'downtime: the first commit');
+  is($x->{rate_before_tps}, 10, 'the rate before: the 60 s before the failure only');
+  is($x->{recovery_threshold_tps}, 9.5, '95 % of it');
+  is($x->{recovery_window_s}, 60, 'a 60-s window');
+  is($x->{business_recovery_s}, 26, 'recovered 26 s after the failure');
+  is($x->{recovery_window_tps}, 9.5333, "the window's rate: (3 x 4 + 10 x 56) / 60");
+  is_deeply($x->{outage}{errors}, { net_error => { total => 4, TO => 3, TR => 1 },
+                                    db_error => { total => 1, TR => 1 } },
+            'errors in the outage by outcome and type (the one in flight included)');
+  is_deeply($x->{outage}{retries}, { total => 2, TR => 2 }, 'retries in the outage');
+  is_deeply($x->{until_recovery}{errors}, { net_error => { total => 4, TO => 3, TR => 1 },
+                                            db_error => { total => 1, TR => 1 },
+                                            timeout => { total => 2, TS => 2 } },
+            'errors until the recovery (not the db_error after it)');
+  is_deeply($x->{until_recovery}{retries}, { total => 5, TR => 2, TO => 3 }, 'retries until it');
+  my $p90 = $r->{_durability_series}{p90_ms};
+  ok(abs($p90->{1} - 40) <= 0.4 && abs($p90->{2} - 2) <= 0.02, 'the p90 series: 40 ms in '
+     . "bucket 1 (10-20 s), 2 ms in bucket 2 (got $p90->{1}, $p90->{2})");
+  is($r->{_durability_series}{trtps}{-61}, 1, 'the per-second series before the MI too');
+  like(durability_line($x), qr/\ADurability: FAIL \(.*\); business recovery 26 s\z/, 'the line');
+  my $s = durability_section($r);
+  my ($kv) = grep { $_->{t} eq 'kv' } @{ $s->{blocks} };
+  my %row = map { $_->[0] => $_->[1] } @{ $kv->{rows} };
+  like($row{'Business recovery time'}, qr/\A26 s \(the 60-s window from then on averaged 9\.53 /,
+       'the section: the recovery time');
+  is($row{'Errors in the outage'}, '1 db_error (TR 1), 4 net_error (TO 3, TR 1); 2 retries (TR 2) '
+     . '(ended in the 4.901 s from the failure to the first commit)', 'the section: the outage');
+  like($row{'Errors until recovery'}, qr/2 timeout \(TS 2\); 5 retries \(TO 3, TR 2\) \(ended in the 26 s/,
+       'the section: until the recovery');
+  like($row{'Throughput before the failure'}, qr/\A10\.00 Trade-Results per second .*95 %: 9\.50/,
+       'the section: the rate before');
+};
+
+subtest 'business recovery: a run that never recovers' => sub {
+  my $d = "$dir/never";
+  recovery_fixture($d, never => 1);
+  my $r = { results_dir => $d };
+  durability($r);
+  my $x = $r->{durability};
+  is($x->{business_recovery_s}, undef, 'no recovery time');
+  like($x->{recovery_why}, qr/\Anot recovered within the period after the failure \(120 s/, 'why');
+  is($x->{until_recovery}{to_s}, 120, 'errors counted to the end of the period after');
+  is($x->{until_recovery}{errors}{db_error}{total}, 2, '... the late db_error too');
+  like(durability_line($x), qr/; not recovered within the period after\z/, 'the line');
+  my ($kv) = grep { $_->{t} eq 'kv' } @{ durability_section($r)->{blocks} };
+  my %row = map { $_->[0] => $_->[1] } @{ $kv->{rows} };
+  unlike($row{'Business recovery time'}, qr/\d+ s \(/, 'no number in the section');
+  like($row{'Business recovery time'}, qr/not recovered within the period after/, 'but why');
+
+  # A period after too short for one window: not recovered either, never a number.
+  recovery_fixture("$dir/short", after => 50);
+  $r = { results_dir => "$dir/short" };
+  durability($r);
+  is($r->{durability}{business_recovery_s}, undef, 'no 60-s window in 50 s: no number');
+};
+
+subtest 'the plot across the failure' => sub {
+  plan skip_all => 'no gnuplot' unless grep { -x "$_/gnuplot" } split /:/, $ENV{PATH};
+  my $d = "$dir/recovery";
+  my $r = { results_dir => $d };
+  durability($r);
+  require BrokerBench::Gnuplot;
+  require BrokerBench::DurabilityPlot;
+  mkdir "$d/plots";
+  mkdir "$d/plots/data";
+  my $ctx = { r => $r, data => "$d/plots/data", out => $d, gnuplot => 'gnuplot',
+              term => BrokerBench::Gnuplot::terminal('gnuplot') };
+  my $res = BrokerBench::DurabilityPlot::plot_durability($ctx, 'durability');
+  is($res->{status}, 'written', 'written') or diag($res->{note});
+  ok(BrokerBench::Gnuplot::png_ok("$d/plots/durability.png"), 'a PNG');
+  open my $fh, '<', "$d/plots/data/durability.gp" or die;
+  my $gp = join '', <$fh>;
+  like($gp, qr/set label 1 'failure \(crash\)' at 0\.000,/, 'the failure marked at 0');
+  like($gp, qr/set label 3 'recovered \(\+26 s\)' at 26\.000,/, 'the recovery marked at 26 s');
+  open $fh, '<', "$d/plots/data/durability.dat" or die;
+  my %dat = map { (split)[0] => [split] } grep { !/^#/ } <$fh>;
+  is($dat{'-5.000'}[1], '10.000', 'TRTPS before: 10');
+  is($dat{'15.000'}[1], '3.000', 'TRTPS in the dip: 3');
+  is($dat{'15.000'}[2] + 0 > 39, 1, 'the p90 of the slow bucket');
+
+  $r = { results_dir => "$dir/never" };
+  durability($r);
+  $ctx->{r} = $r;
+  ($ctx->{data}, $ctx->{out}) = ("$dir/never/plots/data", "$dir/never");
+  mkdir "$dir/never/plots";
+  mkdir "$dir/never/plots/data";
+  $res = BrokerBench::DurabilityPlot::plot_durability($ctx, 'durability');
+  is($res->{status}, 'written', 'written when not recovered');
+  open $fh, '<', "$dir/never/plots/data/durability.gp" or die;
+  $gp = join '', <$fh>;
+  like($gp, qr/'not recovered within the period after'/, 'says so');
+  unlike($gp, qr/recovered \(\+/, 'no recovery line');
+};
+
 done_testing;

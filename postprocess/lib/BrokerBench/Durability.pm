@@ -13,6 +13,7 @@ use warnings;
 use Exporter 'import';
 use Time::Local qw(timegm);
 use BrokerBench::Format qw(utc_time);
+use BrokerBench::Recovery qw(new_recovery add_row business_recovery);
 
 our @EXPORT_OK = qw(durability);
 
@@ -31,7 +32,10 @@ sub read_conf {
 # durability($r): $r->{durability} = { failure, failure_utc, acknowledged_before (trades),
 # acknowledged_trade_orders, acknowledged_trade_results, found, lost, lost_trades => [{ trade_id,
 # code, acknowledged_utc, missing }], in_flight, downtime_s, first_commit_code, redo_s,
-# recovery_log => [lines], verdict (PASS, FAIL or undef), why (when no verdict) }.
+# recovery_log => [lines], verdict (PASS, FAIL or undef), why (when no verdict), and
+# Recovery.pm's business recovery: rate_before_tps, recovery_threshold_tps, recovery_window_s,
+# business_recovery_s (undef and recovery_why when not recovered), recovery_window_tps, outage
+# and until_recovery (errors by outcome and transaction type, retries by type) }.
 sub durability {
   my ($r) = @_;
   my $dir = $r->{results_dir};
@@ -51,6 +55,7 @@ sub durability {
   # The mix logs: acknowledged before (code per trade: TR over TO), in flight, the first commit.
   my (%ack, %ack_us, $v2, $first_end, $first_code);
   my ($in_flight, $to_n, $tr_n) = (0, 0, 0);
+  my $rec = new_recovery($f);
   for my $path (sort(glob("$dir/ce/*/mix-*.csv"), glob("$dir/mee/*/mix-*.csv"))) {
     open my $fh, '<', $path or next;
     my $h = <$fh> // '';
@@ -66,6 +71,8 @@ sub durability {
       next unless @x == 10 && $x[0] =~ /\A\d+\z/ && $x[4] =~ /\A\d+\z/;
       my ($t, $code, $oc, $id) = @x[0, 1, 3, 9];
       my $e = $t + $x[4];
+      add_row($rec, $code, $oc, $e, $x[4], $x[5] =~ /\A\d+\z/ ? $x[5] : 0)
+        if $code =~ /\A[A-Z]{2}\z/;
       if ($oc eq 'ok' && $t >= $f && (!defined $first_end || $e < $first_end)) {
         ($first_end, $first_code) = ($e, $code);
       }
@@ -88,6 +95,8 @@ sub durability {
   $d{downtime_s} = defined $first_end ? ($first_end - $f) / 1e6 : undef;
   $d{first_commit_code} = $first_code;
   recovery_from_log(\%d, "$dir/db/postgresql.log");
+  # The plot's series (Plots.pm, DurabilityPlot.pm): not part of results.json.
+  $r->{_durability_series} = business_recovery($rec, \%d);
   if ($v2) {
     $d{why} = "a mix log without trade ids ($v2: older than mix log v3): no recount";
     return;

@@ -11,6 +11,7 @@ use List::Util qw(max min);
 use POSIX ();
 use BrokerBench::Spec qw(@MIX_CODES %NAME);
 use BrokerBench::Cpu qw(@CPU_GROUPS %CPU_GROUP_NAME);
+use BrokerBench::DurabilityPlot qw(plot_durability);
 use BrokerBench::Gnuplot qw(terminal gp_quote gp_head render write_file);
 
 our @EXPORT_OK = qw(write_plots @PLOTS);
@@ -94,6 +95,15 @@ sub write_plots {
     $res = { status => 'failed', note => "internal error: " . ($@ =~ s/\s+\z//r) } unless $res;
     $res->{title} = $p->[1];
     $out{$name} = $res;
+  }
+  # A durability run's plot across the failure (DurabilityPlot.pm): only for such a run.
+  unlink "$dir/durability.png", glob("$data/durability.gp $data/durability*.dat");
+  if ($r->{durability}) {
+    my $res = eval { plot_durability($ctx, 'durability') }
+      // { status => 'failed', note => 'internal error: ' . ($@ =~ s/\s+\z//r) };
+    $res->{title} = 'Across the failure: Trade-Results per second and the Trade-Result p90, '
+                    . 'the failure and the recovery marked';
+    $out{durability} = $res;
   }
   return \%out;
 }

@@ -86,6 +86,9 @@ sub plots_section {
     my $res = $plots->{ $p->[0] } // { status => 'failed', note => 'not made' };
     push @blocks, { t => 'plot', name => $p->[0], title => $p->[1], %$res };
   }
+  # A durability run's (Plots.pm, DurabilityPlot.pm), its title in its result.
+  push @blocks, { t => 'plot', name => 'durability', %{ $plots->{durability} } }
+    if $plots->{durability};
   push @blocks, { t => 'p', text => 'Each plot has its data and gnuplot script in plots/data/; '
                                     . 're-plot with: cd plots/data && gnuplot NAME.gp' };
   return { id => 'plots', title => 'Plots', blocks => \@blocks };

@@ -4,10 +4,46 @@ package BrokerBench::ReportDurability;
 use strict;
 use warnings;
 use Exporter 'import';
+use BrokerBench::Recovery ();
 
 our @EXPORT_OK = qw(durability_section durability_line);
 
 sub secs { defined $_[0] ? sprintf('%.3f s', $_[0]) : 'unknown' }
+
+# Recovery.pm's errors_until: "12 net_error (TO 5, TR 7); 3 retries (TR 3)".
+sub errors_text {
+  my ($p) = @_;
+  my $e = $p->{errors};
+  my $by = sub {
+    my ($h) = @_;
+    my @c = grep { $_ ne 'total' } sort keys %$h;
+    return @c ? ' (' . join(', ', map { "$_ $h->{$_}" } @c) . ')' : '';
+  };
+  my @parts = map { "$e->{$_}{total} $_" . $by->($e->{$_}) } sort keys %$e;
+  my $errors = @parts ? join(', ', @parts) : 'no errors';
+  my $n = $p->{retries}{total};
+  return "$errors; $n retr" . ($n == 1 ? 'y' : 'ies') . $by->($p->{retries});
+}
+
+# The business recovery rows (clause 7.5; Recovery.pm).
+sub recovery_rows {
+  my ($d) = @_;
+  return () unless defined $d->{rate_before_tps};
+  my @rows = (['Throughput before the failure', sprintf('%.2f Trade-Results per second (the %d s '
+               . 'before it); 95 %%: %.2f', $d->{rate_before_tps}, $d->{before_s},
+               $d->{recovery_threshold_tps})]);
+  push @rows, ['Business recovery time', defined $d->{business_recovery_s}
+    ? sprintf('%d s (the %d-s window from then on averaged %.2f Trade-Results per second, at '
+              . 'least 95 %% of the rate before)', $d->{business_recovery_s},
+              $d->{recovery_window_s}, $d->{recovery_window_tps})
+    : $d->{recovery_why}];
+  push @rows, ['Errors in the outage', sprintf('%s (ended in the %.3f s from the failure to the '
+               . 'first commit)', errors_text($d->{outage}), $d->{outage}{to_s})];
+  push @rows, ['Errors until recovery', sprintf('%s (ended in the %s s from the failure to %s)',
+               errors_text($d->{until_recovery}), $d->{until_recovery}{to_s},
+               defined $d->{business_recovery_s} ? 'the recovery' : 'the end of the period after')];
+  return @rows;
+}
 
 # The verdict line of report.txt's top and of the section.
 sub durability_line {
@@ -15,7 +51,9 @@ sub durability_line {
   return undef unless $d;
   return "Durability: no verdict: $d->{why}" unless defined $d->{verdict};
   return sprintf('Durability: %s (%d of %d trades acknowledged as committed before the %s lost)',
-                 $d->{verdict}, $d->{lost}, $d->{acknowledged_before}, $d->{failure});
+                 $d->{verdict}, $d->{lost}, $d->{acknowledged_before}, $d->{failure})
+    . (defined $d->{business_recovery_s} ? "; business recovery $d->{business_recovery_s} s"
+       : defined $d->{rate_before_tps} ? '; not recovered within the period after' : '');
 }
 
 sub durability_section {
@@ -40,6 +78,7 @@ sub durability_section {
       if defined $d->{ready_s};
     push @rows, ['Redo (PostgreSQL)', defined $d->{redo_s} ? secs($d->{redo_s}) . ' ("redo done at" in its log)'
                  : 'not in the server log (db/postgresql.log)'];
+    push @rows, recovery_rows($d);
   }
   push @blocks, { t => 'kv', rows => \@rows };
   if (@{ $d->{lost_trades} // [] }) {
@@ -56,7 +95,14 @@ sub durability_section {
                   . 'is looked up in the database (durability/lookup.csv): a Trade-Order\'s TRADE '
                   . 'row; a Trade-Result\'s trade completed (CMPT) with its SETTLEMENT row and, for '
                   . 'a cash trade, its CASH_TRANSACTION row, as its frames write them. PASS when '
-                  . 'none is missing.' };
+                  . 'none is missing. The business recovery time (clause 7.5) runs from the '
+                  . 'failure to the start of the first window, from the first commit after it '
+                  . 'on, whose Trade-Results per second (by completion time) average at least '
+                  . '95 % of the rate in the steady period before the failure; the windows are '
+                  . "$BrokerBench::Recovery::WINDOW_S s long and slide by 1 s (our reference "
+                  . 'gives no window: the kit\'s choice). Errors are the mix logs\' outcomes '
+                  . 'other than ok, retries their retries column, of the rows that ended in the '
+                  . 'period. Plot: plots/durability.png.' };
   return { id => 'durability', title => 'Durability', blocks => \@blocks };
 }
 
