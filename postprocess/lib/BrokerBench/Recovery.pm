@@ -14,7 +14,7 @@ use POSIX ();
 our @EXPORT_OK = qw(new_recovery add_row business_recovery $WINDOW_S $SHARE);
 
 # Clause 7.5 asks for the business recovery time: from the failure until the throughput is
-# back within 95 % of the rate before it. Our reference (TPCE-REFERENCE.md) gives no window
+# back within 95 % of the rate before it. The spec reference we build on gives no window
 # over which that rate is judged, so the kit's choice: a 60-s window sliding in 1-s steps.
 our $WINDOW_S = 60;
 our $SHARE    = 0.95;
