@@ -9,6 +9,7 @@ package BrokerBench::Cpu;
 use strict;
 use warnings;
 use Exporter 'import';
+use BrokerBench::Csv qw(is_count);
 
 our @EXPORT_OK = qw(cpu_stats cpu_cuts @CPU_GROUPS %CPU_GROUP_NAME $HARNESS_WARN_PCT);
 
@@ -28,7 +29,6 @@ our %CPU_GROUP_NAME = (
 my @HARNESS = qw(bh ce mee);
 my @COLS = ('time_us', 'busy_us', 'total_us', 'softirq_us', map { "${_}_us" } @CPU_GROUPS);
 
-sub is_count { defined $_[0] && $_[0] =~ /\A\d{1,20}\z/ }
 
 # Reads one proc_cpu.csv: (\@samples, undef) or (undef, $reason). A sample is [time_us, busy,
 # total, softirq, one cumulative figure per group]. Bad lines are reported through $problem.

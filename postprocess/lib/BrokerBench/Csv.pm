@@ -6,7 +6,11 @@ use strict;
 use warnings;
 use Exporter 'import';
 
-our @EXPORT_OK = qw(parse_csv read_csv read_run_conf);
+our @EXPORT_OK = qw(parse_csv read_csv read_run_conf is_count);
+
+# is_count($field): a whole number of at most 20 digits (the monitor's counters: microseconds,
+# ticks, bytes, sectors), no sign, no space.
+sub is_count { defined $_[0] && $_[0] =~ /\A\d{1,20}\z/ }
 
 # parse_csv($text) -> (\@records, $error). Each record is an array of fields. $error names
 # the first problem (an unterminated quote) or is undef.

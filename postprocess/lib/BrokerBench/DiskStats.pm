@@ -17,6 +17,7 @@ package BrokerBench::DiskStats;
 use strict;
 use warnings;
 use Exporter 'import';
+use BrokerBench::Csv qw(is_count);
 
 our @EXPORT_OK = qw(read_diskstats interval_steps sum_steps @COUNTERS $SECTOR_BYTES);
 
@@ -27,7 +28,6 @@ our $SECTOR_BYTES = 512;
 my $WRAP = 2**32;
 my @HEADER = ('time_us', 'device', @COUNTERS);
 
-sub is_count { defined $_[0] && $_[0] =~ /\A\d{1,20}\z/ }
 
 # read_diskstats($path, $rel, $problem) -> ({ devices => { name => [[time_us, counters...]] } })
 # or (undef, $why). A bad line is reported through

@@ -24,6 +24,7 @@ package BrokerBench::PgProcIo;
 use strict;
 use warnings;
 use Exporter 'import';
+use BrokerBench::Csv qw(is_count);
 
 our @EXPORT_OK = qw(read_pg_io pg_own_io $SHARED_WARN_PCT);
 
@@ -38,7 +39,6 @@ my @COLS = qw(pg_read_bytes pg_write_bytes pg_cancelled_write_bytes pg_rchar pg_
 my $N = 7;    # the columns of counters (then unreadable, then procs)
 my $UNREADABLE = 'not readable by the monitor (not root, not the cluster\'s owner)';
 
-sub is_count { defined $_[0] && $_[0] =~ /\A\d{1,20}\z/ }
 
 # read_pg_io($path, $rel, $problem) -> ({ samples => [[time_us, read_bytes, write_bytes,
 # cancelled_write_bytes, rchar, wchar, syscr, syscw, unreadable, postgres_procs]] }) where a
