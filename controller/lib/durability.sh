@@ -46,15 +46,15 @@ restart_cluster() {
   "${BB_ROOT}/controller/pgcluster" start "${dir}" "${args[@]}"
 }
 
-# lookup_acknowledged RESULTS: the database's state of every trade the mix logs acknowledged
+# lookup_acknowledged RESULTS CONNINFO: in the database of CONNINFO, the database's state of every trade the mix logs acknowledged
 # (RESULTS/durability/acknowledged.csv, written by bb-report's Durability.pm: trade_id per
 # line after a header) in RESULTS/durability/lookup.csv: trade_id, found (t/f), t_st_id,
 # t_is_cash, settlement (t/f), cash_transaction (t/f). The frames of Trade-Result (clause
 # 3.3.8) complete the trade (T_ST_ID 'CMPT'), insert its SETTLEMENT row, and a CASH_TRANSACTION
 # row when the trade is a cash one.
 lookup_acknowledged() {
-  local results="$1"
-  "${BB_ROOT}/controller/db" psql -X -q -v ON_ERROR_STOP=1 >/dev/null <<SQL
+  local results="$1" conninfo="$2"
+  psql "${conninfo}" -X -q -v ON_ERROR_STOP=1 >/dev/null <<SQL
 create temporary table acknowledged (trade_id bigint primary key);
 \\copy acknowledged from '${results}/durability/acknowledged.csv' with (format csv, header true)
 \\copy (select a.trade_id, t.t_id is not null as found, t.t_st_id, t.t_is_cash, exists (select 1 from settlement s where s.se_t_id = a.trade_id) as settlement, exists (select 1 from cash_transaction c where c.ct_t_id = a.trade_id) as cash_transaction from acknowledged a left join trade t on t.t_id = a.trade_id order by a.trade_id) to '${results}/durability/lookup.csv' with (format csv, header true)
