@@ -196,6 +196,33 @@ subtest 'business recovery: a run that never recovers' => sub {
   is($r->{durability}{business_recovery_s}, undef, 'no 60-s window in 50 s: no number');
 };
 
+# The window starts at or after the first commit after the failure: never in the second before
+# it, so the business recovery is never shorter than the downtime. 10 a second before; the first
+# commit at 4.901 s, then 20 a second: the window starting at second 4 would already average 19.5
+# (over 95 % of 10), but it starts before the first commit; the first one allowed starts at 5 s.
+subtest 'business recovery: no window starts before the first commit' => sub {
+  my $d = "$dir/early";
+  write_file("$d/durability/durability.conf", "failure=crash\nbefore_s=60\nafter_s=120\n"
+             . "failure_us=$F\n");
+  my @tr;
+  for my $s (-60 .. 119) {
+    next if $s >= 0 && $s < 4;
+    my @at = $s < 0 ? map { $_ * 50_000 } 1 .. 10
+           : $s == 4 ? (901_000, 950_000) : map { $_ * 25_000 } 1 .. 20;
+    push @tr, map { ($F + $s * 1e6 + $_ - 2000) . ",TR,0,ok,2000,0,1,0,,"
+                    . (5000 + ($s + 60) * 40 + $_ / 25_000) } @at;
+  }
+  write_file("$d/mee/h/mix-mee.csv", join('', "# brokerbench mix log v3\n$COLS\n", map { "$_\n" } @tr));
+  write_file("$d/ce/h/mix-ce-1.csv", "# brokerbench mix log v3\n$COLS\n");
+  my $r = { results_dir => $d };
+  durability($r);
+  my $x = $r->{durability};
+  is($x->{downtime_s}, 4.901, 'the first commit at 4.901 s');
+  is($x->{business_recovery_s}, 5, 'recovered at 5 s, the first window from the first commit on');
+  ok($x->{business_recovery_s} >= $x->{downtime_s}, 'never before the first commit');
+  is($x->{recovery_window_tps}, 20, "the window's rate");
+};
+
 subtest 'the plot across the failure' => sub {
   plan skip_all => 'no gnuplot' unless grep { -x "$_/gnuplot" } split /:/, $ENV{PATH};
   my $d = "$dir/recovery";
@@ -212,8 +239,19 @@ subtest 'the plot across the failure' => sub {
   ok(BrokerBench::Gnuplot::png_ok("$d/plots/durability.png"), 'a PNG');
   open my $fh, '<', "$d/plots/data/durability.gp" or die;
   my $gp = join '', <$fh>;
-  like($gp, qr/set label 1 'failure \(crash\)' at 0\.000,/, 'the failure marked at 0');
-  like($gp, qr/set label 3 'recovered \(\+26 s\)' at 26\.000,/, 'the recovery marked at 26 s');
+  like($gp, qr/set arrow 1 from 0\.000, graph 0 to 0\.000, graph 1 nohead .*'#c03030' dt 1\n/,
+       'the failure marked at 0');
+  like($gp, qr/set arrow 2 from 4\.901, graph 0 to 4\.901, graph 1 nohead .*'#806000' dt 2\n/,
+       'the first commit at 4.901 s');
+  like($gp, qr/set arrow 3 from 26\.000, graph 0 to 26\.000, graph 1 nohead .*'#207020' dt 4\n/,
+       'the recovery marked at 26 s');
+  like($gp, qr/NaN with lines lw 2 lc rgb '#c03030' dt 1 title 'failure \(crash\) at 0 s'/,
+       'the failure named in the key, in its line\'s colour and dash');
+  like($gp, qr/NaN with lines lw 2 lc rgb '#806000' dt 2 title 'first commit after it at \+4\.9 s'/,
+       'the first commit named in the key');
+  like($gp, qr/NaN with lines lw 2 lc rgb '#207020' dt 4 title 'business recovery at \+26 s'/,
+       'the recovery named in the key');
+  unlike($gp, qr/set label [1-3] /, 'no label beside the lines to collide with another');
   open $fh, '<', "$d/plots/data/durability.dat" or die;
   my %dat = map { (split)[0] => [split] } grep { !/^#/ } <$fh>;
   is($dat{'-5.000'}[1], '10.000', 'TRTPS before: 10');
@@ -231,7 +269,7 @@ subtest 'the plot across the failure' => sub {
   open $fh, '<', "$dir/never/plots/data/durability.gp" or die;
   $gp = join '', <$fh>;
   like($gp, qr/'not recovered within the period after'/, 'says so');
-  unlike($gp, qr/recovered \(\+/, 'no recovery line');
+  unlike($gp, qr/business recovery at|set arrow 3 /, 'no recovery line');
 };
 
 done_testing;

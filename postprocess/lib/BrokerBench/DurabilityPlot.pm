@@ -58,19 +58,20 @@ sub plot_durability {
     . sprintf("set yrange [0:%.3f]\n", $top > 0 ? 1.35 * $top : 1)
     . "set y2label 'Trade-Result p90 (ms)'\nset y2range [0:*]\nset y2tics\nset ytics nomirror\n"
     . "set datafile missing '?'\n";
-  my @marks = (['failure (' . $d->{failure} . ')', 0, '#c03030']);
-  push @marks, [sprintf('first commit (+%.1f s)', $d->{downtime_s}), $d->{downtime_s}, '#806000']
-    if defined $d->{downtime_s};
-  push @marks, ["recovered (+$d->{business_recovery_s} s)", $d->{business_recovery_s}, '#207020']
-    if defined $d->{business_recovery_s};
+  # The failure, the first commit and the recovery: vertical lines told apart by colour and
+  # dash, named with their times in the key. Labels beside the lines collided whenever the
+  # three fell within a few seconds of each other (a short outage), on a time axis of minutes.
+  my @marks = (['failure (' . $d->{failure} . ') at 0 s', 0, '#c03030', 1]);
+  push @marks, [sprintf('first commit after it at +%.1f s', $d->{downtime_s}), $d->{downtime_s},
+                '#806000', 2] if defined $d->{downtime_s};
+  push @marks, ["business recovery at +$d->{business_recovery_s} s", $d->{business_recovery_s},
+                '#207020', 4] if defined $d->{business_recovery_s};
   my $i = 0;
   for my $m (@marks) {
     $i++;
     my $at = $x->($m->[1]);
-    $gp .= "set arrow $i from $at, graph 0 to $at, graph 1 nohead lw 2 lc rgb '$m->[2]'"
-      . ($i == 2 ? ' dt 2' : '') . "\n"
-      . "set label $i " . gp_quote($m->[0]) . " at $at, graph " . (1 - 0.05 * $i)
-      . " left offset 0.5, 0 textcolor rgb '$m->[2]'\n";
+    $gp .= "set arrow $i from $at, graph 0 to $at, graph 1 nohead lw 2 lc rgb '$m->[2]' "
+      . "dt $m->[3]\n";
   }
   $gp .= "set label 9 " . gp_quote('not recovered within the period after') . " at graph 0.98, "
          . "graph 0.95 right textcolor rgb '#c03030'\n"
@@ -86,6 +87,8 @@ sub plot_durability {
             gp_quote(sprintf('rate before the failure (%.2f)', $d->{rate_before_tps}))),
     sprintf("%.4f with lines dt 3 lw 1.5 lc rgb '#207020' title %s",
             $d->{recovery_threshold_tps}, gp_quote('95 % of it')),
+    # The marks' key entries: a function with no points draws only its key sample.
+    map { "NaN with lines lw 2 lc rgb '$_->[2]' dt $_->[3] title " . gp_quote($_->[0]) } @marks,
   );
   $gp .= 'plot ' . join(", \\\n     ", @curves) . "\n";
   return render($ctx, $name, $gp);

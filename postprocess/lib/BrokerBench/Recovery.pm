@@ -14,8 +14,17 @@ use POSIX ();
 our @EXPORT_OK = qw(new_recovery add_row business_recovery $WINDOW_S $SHARE);
 
 # Clause 7.5 asks for the business recovery time: from the failure until the throughput is
-# back within 95 % of the rate before it. The spec reference we build on gives no window
-# over which that rate is judged, so the kit's choice: a 60-s window sliding in 1-s steps.
+# back within 95 % of the rate before it, with a graph of the throughput across the failure.
+# The clause's own text on how that rate is averaged, which throughput the 95 % is of, and when
+# the recovery starts and ends could not be consulted for this kit (the spec reference we build
+# on does not give it, and no copy of the specification we could read went that far), so what
+# follows is the kit's reading, said as such in the report: the throughput is Trade-Results
+# per second (tpsE counts Trade-Results) by completion time; the rate it is judged against is
+# the one measured over the steady period before the failure in the same run (the kit has no
+# separately reported throughput); it is averaged over a 60-s window (a one-minute average)
+# that slides in 1-s steps; the recovery starts at the failure and ends at the start of the
+# first such window, starting at or after the first commit after the failure (the throughput
+# is not back while the database is down), whose average reaches 95 % of that rate.
 our $WINDOW_S = 60;
 our $SHARE    = 0.95;
 my $US        = 1_000_000;
@@ -97,9 +106,10 @@ sub business_recovery {
   } elsif (!defined $d->{downtime_s}) {
     $d->{recovery_why} = 'no transaction completed after the failure';
   } else {
-    # A window starts in the second of the first commit after the failure at the earliest (the
-    # throughput is not back while the database is down) and must end within the period after.
-    my $k0 = int($d->{downtime_s});
+    # A window starts at the first whole second at or after the first commit after the failure
+    # (not in the second before it: the recovery is never shorter than the downtime) and must
+    # end within the period after.
+    my $k0 = POSIX::ceil($d->{downtime_s});
     my $sum = 0;
     $sum += $tr->{$_} // 0 for $k0 .. $k0 + $WINDOW_S - 1;
     for (my $k = $k0; $k + $WINDOW_S <= $after; $k++) {
