@@ -173,3 +173,53 @@ record_database_memory() {
     "$([[ -n "${peak}" ]] && human_mb $((peak / 1048576)) || echo unknown)" \
     "$([[ -n "${end}" ]] && human_mb $((end / 1048576)) || echo unknown)" "${oom:-unknown}" >>"${RESULTS}/readme.txt"
 }
+
+# run --standby sync|async: a streaming standby of the embedded cluster, made fresh for the run
+# in BB_DATA_DIR/pg-standby (controller/standby: pg_basebackup, its own port) with the
+# settings of --set but synchronous_standby_names. Synchronous: the primary restarts with
+# synchronous_standby_names naming it (a --set of the run's, so no file of the cluster
+# changes), and a commit returns once the standby has flushed its WAL (synchronous_commit on).
+# The Brokerage House, the tools and the snapshots reach the database through libpq's
+# multi-host list, the primary first, with target_session_attrs=read-write: after a failover
+# (durability) each new connection goes to whichever of the two accepts writes, with no switch
+# of the kit's in the request path: what an application of the user's would do. The standby
+# stays up after the run (durability's recount reads it); the next run without --standby
+# deletes it. Without --standby, a standby an earlier run left is deleted (it would share the
+# machine with the measurement).
+add_standby() {
+  local dir="${BB_DATA_DIR}/pg-standby"
+  if [[ -z "${STANDBY}" ]]; then
+    [[ "${CONNINFO_EMBEDDED}" -eq 1 && -d "${dir}" ]] || return 0
+    note "deleting the standby an earlier run left in ${dir}"
+    "${BB_ROOT}/controller/pgcluster" destroy "${dir}" >>"${CONTROLLER_LOG}" 2>&1 ||
+      fail "cannot delete the old standby in ${dir}" "${CONTROLLER_LOG}"
+    return 0
+  fi
+  local s name
+  local -a standby_sets=() primary_sets=()
+  for s in "${SETS[@]}"; do [[ "${s,,}" == synchronous_standby_names=* ]] || standby_sets+=(--set "${s}"); done
+  stage "making a streaming standby (${STANDBY}) of the embedded cluster in ${dir} (pg_basebackup)"
+  "${BB_ROOT}/controller/standby" make "${BB_DATA_DIR}/pg" "${dir}" "${standby_sets[@]}" >>"${CONTROLLER_LOG}" 2>&1 ||
+    fail "the standby could not be made" "${CONTROLLER_LOG} and ${dir}/log"
+  if [[ "${STANDBY}" == sync ]]; then
+    name=$("${BB_ROOT}/controller/standby" name)
+    SETS+=("synchronous_standby_names=${name}")
+    for s in "${SETS[@]}"; do primary_sets+=(--set "${s}"); done
+    # With --db-memory, cap_database_memory restarts it with SETS.
+    if [[ -z "${DB_MEMORY}" ]]; then
+      stage "restarting the embedded cluster with synchronous_standby_names=${name}"
+      "${BB_ROOT}/controller/db" start "${primary_sets[@]}" >>"${CONTROLLER_LOG}" 2>&1 ||
+        fail "the embedded cluster did not start again with its synchronous standby" "${CONTROLLER_LOG}"
+    fi
+  fi
+  local standby host port
+  standby=$("${BB_ROOT}/controller/pgcluster" conninfo "${dir}")
+  host=${standby#*host=}; host=${host%% *}
+  port=${standby#*port=}; port=${port%% *}
+  CONNINFO=$(sed -e "s|host=\([^ ]*\)|host=\1,${host}|" -e "s|port=\([^ ]*\)|port=\1,${port}|" <<<"${CONNINFO}")
+  CONNINFO+=" target_session_attrs=read-write"
+  CONNINFO_SHOWN="${CONNINFO}"
+  conf standby "${STANDBY}"
+  conf standby_dir "${dir}"
+  conf standby_port "${port}"
+}

@@ -78,6 +78,9 @@ write_readme() {
     printf 'BH:         %s database workers, %s-side frames\n' "${DB_WORKERS}" "${FRAMES}"
     [[ ${#SETS[@]} -eq 0 ]] ||
       printf 'pg set:     %s (--set: the embedded cluster started with them for this run; its files unchanged)\n' "${SETS[*]}"
+    [[ -z "${STANDBY}" ]] ||
+      printf 'standby:    %s, streaming, in %s (port %s); the Brokerage House connects to the primary of the two\n' \
+        "$([[ "${STANDBY}" == sync ]] && echo synchronous || echo asynchronous)" "$(conf_value standby_dir)" "$(conf_value standby_port)"
     [[ -z "${DB_MEMORY}" ]] ||
       printf 'db memory:  %s: %s of the database'"'"'s %s, a memory cgroup (%s), with %s; %s of the data directory'"'"'s %s in the page cache at the start\n' \
         "${DB_MEMORY}" "$(human_mb $(($(conf_value db_memory_bytes) / 1048576)))" \
@@ -117,6 +120,13 @@ copy_server_log() {
   fi
 }
 
+# The standby's server log (run --standby): the whole of it, as the standby is made for the run.
+copy_standby_log() {
+  [[ -n "${STANDBY}" && -f "${RESULTS}/.started" && -d "${BB_DATA_DIR}/pg-standby/log" ]] || return 0
+  find "${BB_DATA_DIR}/pg-standby/log" -name 'postgresql-*.log' -print0 2>/dev/null | sort -z |
+    xargs -0 -r cat >"${RESULTS}/db/standby.log" 2>/dev/null || true
+}
+
 # After the components stop, whatever happened: database snapshots, server log, status,
 # and the report when there is anything to report on.
 finish_results() {
@@ -124,6 +134,7 @@ finish_results() {
   if [[ -f "${RESULTS}/.started" ]]; then
     snapshot_database after
     copy_server_log
+    copy_standby_log
     record_database_memory
   fi
   conf status "${status}"

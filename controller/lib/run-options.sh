@@ -31,6 +31,7 @@ COMMENT=""
 PROFILE=0
 BLOCK_TRACE=0  # --block-trace: sysmon traces the data device (controller/block-trace)
 SETS=()  # --set NAME=VALUE, for the embedded cluster
+STANDBY=""  # --standby sync|async: a streaming standby of the embedded cluster (lib/database.sh)
 DB_MEMORY=""  # --db-memory as given: bytes with a unit (256M) or a percentage of the database (8%)
 RESULTS_PARENT="${BB_DATA_DIR}/results"
 COMMAND_SHOWN=""   # the command line as it may be shown and stored: --db redacted
@@ -117,6 +118,9 @@ parse_options() {
       --set)
         [[ "${value}" =~ ${PG_SET_PATTERN} ]] || usage_error "run: --set: '${value}' is not ${PG_SET_SHAPE}"
         SETS+=("${value}") ;;
+      --standby)
+        [[ "${value}" == sync || "${value}" == async ]] || usage_error "run: --standby: '${value}' is not 'sync' or 'async'"
+        STANDBY="${value}" ;;
       --db-memory)
         memory_request_valid "${value}" ||
           usage_error "run: --db-memory: '${value}' is not a size of at least ${DB_MEMORY_MIN_MB} MB (e.g. 256M, 1.5G) or a percentage of the database above 0 and at most 100 (e.g. 8%)"
@@ -163,6 +167,8 @@ read_command_line() {
     usage_error "run: --set changes the embedded cluster's settings; those of a server named by --db${CONFIG:+ or --config} are yours to set"
   [[ -z "${DB_MEMORY}" || -z "${CONNINFO}" ]] ||
     usage_error "run: --db-memory caps the embedded cluster; the memory of a server named by --db${CONFIG:+ or --config} is yours to set"
+  [[ -z "${STANDBY}" || -z "${CONNINFO}" ]] ||
+    usage_error "run: --standby makes a standby of the embedded cluster; a server named by --db${CONFIG:+ or --config} has the standbys you give it"
   if [[ -n "${CONFIG}" ]]; then
     USERS=0
     for a in "${CFG_CE_USERS[@]}"; do USERS=$((USERS + a)); done
