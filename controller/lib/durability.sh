@@ -46,17 +46,31 @@ restart_cluster() {
   "${BB_ROOT}/controller/pgcluster" start "${dir}" "${args[@]}"
 }
 
-# lookup_acknowledged RESULTS CONNINFO: in the database of CONNINFO, the database's state of every trade the mix logs acknowledged
-# (RESULTS/durability/acknowledged.csv, written by bb-report's Durability.pm: trade_id per
-# line after a header) in RESULTS/durability/lookup.csv: trade_id, found (t/f), t_st_id,
-# t_is_cash, settlement (t/f), cash_transaction (t/f). The frames of Trade-Result (clause
-# 3.3.8) complete the trade (T_ST_ID 'CMPT'), insert its SETTLEMENT row, and a CASH_TRANSACTION
-# row when the trade is a cash one.
+# lookup_acknowledged RESULTS CONNINFO: in the database of CONNINFO, the state of every trade
+# the mix logs acknowledged (RESULTS/durability/acknowledged.csv, written by bb-report's
+# Durability.pm: trade_id per line after a header) in RESULTS/durability/lookup.csv: trade_id,
+# found (t/f), t_st_id, t_is_cash, settlement (t/f), cash_transaction (t/f), holding_history
+# (t/f). The frames of Trade-Result (clause 3.3.8) complete the trade (T_ST_ID 'CMPT'), insert
+# its SETTLEMENT row, a CASH_TRANSACTION row when the trade is a cash one, and (frame 2) a
+# HOLDING_HISTORY row with HH_T_ID = the trade for each lot it closes, changes or opens: at
+# least one for every trade it completes.
 lookup_acknowledged() {
   local results="$1" conninfo="$2"
   psql "${conninfo}" -X -q -v ON_ERROR_STOP=1 >/dev/null <<SQL
 create temporary table acknowledged (trade_id bigint primary key);
 \\copy acknowledged from '${results}/durability/acknowledged.csv' with (format csv, header true)
-\\copy (select a.trade_id, t.t_id is not null as found, t.t_st_id, t.t_is_cash, exists (select 1 from settlement s where s.se_t_id = a.trade_id) as settlement, exists (select 1 from cash_transaction c where c.ct_t_id = a.trade_id) as cash_transaction from acknowledged a left join trade t on t.t_id = a.trade_id order by a.trade_id) to '${results}/durability/lookup.csv' with (format csv, header true)
+\\copy (select a.trade_id, t.t_id is not null as found, t.t_st_id, t.t_is_cash, exists (select 1 from settlement s where s.se_t_id = a.trade_id) as settlement, exists (select 1 from cash_transaction c where c.ct_t_id = a.trade_id) as cash_transaction, exists (select 1 from holding_history h where h.hh_t_id = a.trade_id) as holding_history from acknowledged a left join trade t on t.t_id = a.trade_id order by a.trade_id) to '${results}/durability/lookup.csv' with (format csv, header true)
 SQL
+}
+
+# check_recovered RESULTS CONNINFO: clause 7.3.2's consistency conditions, which must hold after
+# recovery as after a load, and the kit's other checks, on the recovered database of CONNINFO:
+# bb-loader --check (what 'brokerbench check-db' runs; the run built it, and building again here
+# would only stretch the time to the recount), its output then "exit status: N" in
+# RESULTS/durability/check-db.txt for bb-report (CheckDb.pm). A failed check is a result, not a
+# failure of the command: false only when the file cannot be written.
+check_recovered() {
+  local conninfo="$2" out="$1/durability/check-db.txt" rc=0
+  "${BB_BUILD_DIR}/loader/bb-loader" --db "${conninfo}" --check >"${out}" 2>&1 || rc=$?
+  printf 'exit status: %s\n' "${rc}" >>"${out}"
 }

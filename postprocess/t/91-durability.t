@@ -96,6 +96,199 @@ subtest 'PASS when all are found; no verdict without a lookup, a failure or trad
   is_deeply([durability_section($r)], [], 'and no section');
 };
 
+# The lookup's holding rows (issue 39 item 2: a Trade-Result's trade as its frames left it):
+# frame 2 writes at least one HOLDING_HISTORY row with HH_T_ID = the trade for every trade it
+# completes, so a completed trade without one is incomplete, named as such; a Trade-Order needs
+# none. A lookup.csv from before the column is still read, and says the rows were not looked up;
+# one without a column the recount cannot do without gives no verdict and names the column.
+my $LOOKUP_HEAD = "trade_id,found,t_st_id,t_is_cash,settlement,cash_transaction,holding_history\n";
+
+subtest 'the holding rows of an acknowledged Trade-Result' => sub {
+  my $d = "$dir/holding";
+  fixture($d);
+  # 101: completed with every row but its holding history; 102: all there; 103: a Trade-Order
+  # whose trade no Trade-Result completed, no holding history (none is due).
+  write_file("$d/durability/lookup.csv", $LOOKUP_HEAD
+             . "101,t,CMPT,t,t,t,f\n102,t,CMPT,t,t,t,t\n103,t,PNDG,f,f,f,f\n");
+  my $r = { results_dir => $d };
+  durability($r);
+  my $x = $r->{durability};
+  is($x->{holding_history_looked_up}, 1, 'the holding rows were looked up');
+  is($x->{lost}, 1, 'one lost');
+  is_deeply([map { [$_->{trade_id}, $_->{code}, $_->{missing}] } @{ $x->{lost_trades} }],
+            [[101, 'TR', 'no HOLDING_HISTORY row of the trade']],
+            'the Trade-Result without its holding history, named with what is missing');
+  is($x->{verdict}, 'FAIL', 'FAIL');
+  is_deeply($x->{fail_reasons}, ['1 of 3 trades acknowledged as committed before the crash lost'],
+            'the reason');
+  my ($table) = grep { $_->{t} eq 'table' } @{ durability_section($r)->{blocks} };
+  is_deeply($table->{rows}[0], [101, 'TR', '2027-01-15 07:59:56.001 UTC',
+                                'no HOLDING_HISTORY row of the trade'], 'the section names it');
+
+  write_file("$d/durability/lookup.csv", $LOOKUP_HEAD
+             . "101,t,CMPT,t,t,t,t\n102,t,CMPT,f,t,f,t\n103,t,PNDG,f,f,f,f\n");
+  $r = { results_dir => $d };
+  durability($r);
+  is($r->{durability}{verdict}, 'PASS', 'PASS with every row there (a margin trade: no cash row)');
+
+  # Columns in another order: read by name.
+  write_file("$d/durability/lookup.csv", "holding_history,trade_id,found,t_st_id,t_is_cash,"
+             . "settlement,cash_transaction\nf,101,t,CMPT,t,t,t\nt,102,t,CMPT,t,t,t\n"
+             . "f,103,t,SBMT,f,f,f\n");
+  $r = { results_dir => $d };
+  durability($r);
+  is_deeply([map { $_->{trade_id} } @{ $r->{durability}{lost_trades} }], [101],
+            'columns are read by their names');
+};
+
+subtest 'an older lookup.csv without holding_history, and one without a needed column' => sub {
+  my $d = "$dir/oldlookup";
+  fixture($d);
+  write_file("$d/durability/lookup.csv", "trade_id,found,t_st_id,t_is_cash,settlement,"
+             . "cash_transaction\n101,t,CMPT,t,t,t\n102,t,CMPT,t,t,t\n103,t,PNDG,f,f,f\n");
+  my $r = { results_dir => $d };
+  durability($r);
+  my $x = $r->{durability};
+  is($x->{holding_history_looked_up}, 0, 'read, the holding rows not looked up');
+  is($x->{verdict}, 'PASS', 'judged by the rows it has');
+  my ($kv) = grep { $_->{t} eq 'kv' } @{ durability_section($r)->{blocks} };
+  my %row = map { $_->[0] => $_->[1] } @{ $kv->{rows} };
+  like($row{'Holding rows'}, qr/\Anot looked up \(durability\/lookup\.csv has no holding_history /,
+       'the section says the holding rows were not looked up');
+
+  write_file("$d/durability/lookup.csv", "trade_id,found,t_st_id,t_is_cash,cash_transaction\n"
+             . "101,t,CMPT,t,t\n");
+  my @problems;
+  $r = { results_dir => $d, _problem => sub { push @problems, $_[0] } };
+  durability($r);
+  $x = $r->{durability};
+  is($x->{verdict}, undef, 'no verdict without the settlement column');
+  like($x->{why}, qr{\Adurability/lookup\.csv has no column settlement \(its header: },
+       'why: the file and the column');
+  is($problems[0]{file}, 'durability/lookup.csv', 'an input problem naming the file');
+  like(durability_line($x), qr/\ADurability: no verdict: durability\/lookup\.csv has no column settlement/,
+       'the line says it');
+};
+
+# The consistency conditions after recovery (clause 7.3.2; CheckDb.pm): durability/check-db.txt
+# as controller/lib/durability.sh's check_recovered writes it (bb-loader --check's lines, then
+# "exit status: N").
+sub check_db_text {
+  my (%o) = @_;
+  my @c = map { $o{"c$_"} // 'PASS' } 1 .. 3;
+  my @lines = ('Auditing a database of 1000 customers, scale factor 500, 2 initial trade days',
+               'PASS  rows: status_type = 5 (fixed)  [5 rows]',
+               'SKIP  rows: trade = 57600 (ITD x 8 x 3600 x customers / SF)  [skipped: 4021 run-time trades since the load]',
+               "$c[0]  7.3.2 condition 1: B_NUM_TRADES = completed trades of the broker's accounts  ["
+                 . ($c[0] eq 'PASS' ? 'holds' : '2 rows break it') . ']',
+               "$c[1]  7.3.2 condition 2: B_COMM_TOTAL = commission of those trades  [holds]",
+               "$c[2]  7.3.2 condition 3: HS_QTY = sum of H_QTY per account and symbol  ["
+                 . ($c[2] eq 'PASS' ? 'holds' : '3 rows break it') . ']',
+               'SKIP  invariant: after a load every trade is completed  [skipped: 4021 run-time trades since the load]',
+               'PASS  invariant: each trade\'s history fits its status (market: SBMT[, CMPT]; limit: PNDG[, SBMT[, CMPT]]; canceled: CNCL too)  [holds]',
+               ($o{other_fail} ? 'FAIL' : 'PASS') . '  invariant: every lot has its creation history row (before 0, after its first quantity)  ['
+                 . ($o{other_fail} ? '1 rows break it' : 'holds') . ']');
+  my $failed = grep { $_ eq 'FAIL' } @c, $o{other_fail} ? 'FAIL' : ();
+  push @lines, sprintf('%d passed, %d failed, 2 skipped', 6 - 2 - $failed + 2, $failed);
+  @lines = @lines[0 .. $o{cut}] if defined $o{cut};
+  push @lines, $o{said} if $o{said};
+  push @lines, 'exit status: ' . ($o{exit} // ($failed ? 1 : 0));
+  return join('', map { "$_\n" } @lines);
+}
+
+subtest 'consistency after recovery: PASS, a failed condition, not checked, an audit cut short' => sub {
+  my $d = "$dir/consistency";
+  fixture($d);
+  write_file("$d/durability/lookup.csv", $LOOKUP_HEAD
+             . "101,t,CMPT,t,t,t,t\n102,t,CMPT,t,t,t,t\n103,t,PNDG,f,f,f,f\n");
+  write_file("$d/durability/check-db.txt", check_db_text());
+  my $r = { results_dir => $d };
+  durability($r);
+  my $c = $r->{durability}{consistency};
+  is($c->{result}, 'PASS', 'PASS');
+  is_deeply([map { "$_->{condition} $_->{result}" } @{ $c->{conditions} }],
+            ['1 PASS', '2 PASS', '3 PASS'], 'each of the three conditions');
+  is_deeply($c->{others}, { passed => 3, failed => 0, skipped => 2 },
+            'the other checks counted apart');
+  is($c->{exit_status}, 0, 'the exit status');
+  is($r->{durability}{verdict}, 'PASS', 'the verdict PASS');
+  like(durability_line($r->{durability}),
+       qr/\ADurability: PASS \(0 of 3 trades .* lost\); consistency after recovery: PASS; /,
+       'the line says it');
+  my ($kv) = grep { $_->{t} eq 'kv' } @{ durability_section($r)->{blocks} };
+  my %row = map { $_->[0] => $_->[1] } @{ $kv->{rows} };
+  like($row{'Consistency after recovery'}, qr/\APASS /, 'the section: PASS');
+  like($row{'7.3.2 condition 3'}, qr/\APASS: 7\.3\.2 condition 3: HS_QTY = sum of H_QTY .* \[holds\]\z/,
+       'the section: each condition');
+  like($row{'Other checks'}, qr/\A3 passed, 0 failed, 2 skipped /, 'the section: the others');
+
+  # Condition 3 fails: FAIL, though nothing was lost.
+  write_file("$d/durability/check-db.txt", check_db_text(c3 => 'FAIL'));
+  $r = { results_dir => $d };
+  durability($r);
+  my $x = $r->{durability};
+  is($x->{lost}, 0, 'nothing lost');
+  is($x->{consistency}{result}, 'FAIL', 'the consistency FAIL');
+  is($x->{verdict}, 'FAIL', 'the verdict FAIL');
+  is_deeply($x->{fail_reasons}, ['consistency after recovery: 7.3.2 condition 3: HS_QTY = sum of '
+                                 . 'H_QTY per account and symbol FAIL (3 rows break it)'],
+            'the reason names the condition and what broke it');
+  like(durability_line($x), qr/\ADurability: FAIL \(0 of 3 trades .* lost\); consistency after recovery: FAIL \(7\.3\.2 condition 3: .*\(3 rows break it\)\); /,
+       'the line names it');
+  ($kv) = grep { $_->{t} eq 'kv' } @{ durability_section($r)->{blocks} };
+  %row = map { $_->[0] => $_->[1] } @{ $kv->{rows} };
+  like($row{'7.3.2 condition 3'}, qr/\AFAIL: .*\[3 rows break it\]\z/, 'the section: condition 3');
+  like($row{'7.3.2 condition 1'}, qr/\APASS: /, 'the section: condition 1');
+
+  # Another check fails: FAIL too, named.
+  write_file("$d/durability/check-db.txt", check_db_text(other_fail => 1));
+  $r = { results_dir => $d };
+  durability($r);
+  is($r->{durability}{verdict}, 'FAIL', 'another check failed: FAIL');
+  like($r->{durability}{consistency}{why}, qr/\Ainvariant: every lot has its creation history row .* FAIL \(1 rows break it\)\z/,
+       '... named');
+  is($r->{durability}{consistency}{others}{failed}, 1, '... counted');
+
+  # The audit stopped (no summary): FAIL with what it said.
+  write_file("$d/durability/check-db.txt", check_db_text(cut => 3, exit => 1,
+    said => 'bb-loader --check: connection to server on socket "/x/.s.PGSQL.5432" failed'));
+  $r = { results_dir => $d };
+  durability($r);
+  is($r->{durability}{verdict}, 'FAIL', 'an audit cut short: FAIL');
+  is($r->{durability}{consistency}{why}, 'the audit did not finish (exit status 1: bb-loader '
+     . '--check: connection to server on socket "/x/.s.PGSQL.5432" failed)', '... with what it said');
+
+  # A condition missing from a finished audit: FAIL.
+  write_file("$d/durability/check-db.txt", join('', grep { !/condition 2/ } split /^/, check_db_text()));
+  $r = { results_dir => $d };
+  durability($r);
+  is($r->{durability}{consistency}{why}, '7.3.2 condition 2 is not in durability/check-db.txt',
+     'a condition not in the output: FAIL');
+
+  # No check-db.txt (results from before the check): not checked, not a failure.
+  unlink "$d/durability/check-db.txt";
+  $r = { results_dir => $d };
+  durability($r);
+  $x = $r->{durability};
+  is($x->{consistency}{result}, 'not checked', 'not checked');
+  is($x->{verdict}, 'PASS', 'the verdict still PASS');
+  like(durability_line($x), qr/; consistency after recovery: not checked; /, 'the line says so');
+  ($kv) = grep { $_->{t} eq 'kv' } @{ durability_section($r)->{blocks} };
+  %row = map { $_->[0] => $_->[1] } @{ $kv->{rows} };
+  like($row{'Consistency after recovery'}, qr{\Anot checked: no durability/check-db\.txt },
+       'the section says why');
+  ok(!exists $row{'7.3.2 condition 1'}, 'and no condition rows');
+
+  # A failed check with no recount (no lookup): FAIL all the same.
+  write_file("$d/durability/check-db.txt", check_db_text(c1 => 'FAIL'));
+  unlink "$d/durability/lookup.csv";
+  $r = { results_dir => $d };
+  durability($r);
+  is($r->{durability}{verdict}, 'FAIL', 'no lookup, a failed condition: FAIL');
+  like(durability_line($r->{durability}), qr/\ADurability: FAIL \(no recount: the acknowledged trades were not looked up/,
+       'the line says both');
+};
+
 # Business recovery (Recovery.pm; clause 7.5), from a run of known figures: 10 Trade-Results a
 # second for the 60 s before the failure (the MI's steady period; and 60 s earlier, outside it,
 # 1 a second, which must not count); nothing for 5 s after it; 3 a second from 5 s to 30 s; 10 a
@@ -159,7 +352,7 @@ subtest 'business recovery: a dip and the recovery at a known second' => sub {
   ok(abs($p90->{1} - 40) <= 0.4 && abs($p90->{2} - 2) <= 0.02, 'the p90 series: 40 ms in '
      . "bucket 1 (10-20 s), 2 ms in bucket 2 (got $p90->{1}, $p90->{2})");
   is($r->{_durability_series}{trtps}{-61}, 1, 'the per-second series before the MI too');
-  like(durability_line($x), qr/\ADurability: FAIL \(.*\); business recovery 26 s\z/, 'the line');
+  like(durability_line($x), qr/\ADurability: FAIL \(501 of 501 .*\); consistency after recovery: not checked; business recovery 26 s\z/, 'the line');
   my $s = durability_section($r);
   my ($kv) = grep { $_->{t} eq 'kv' } @{ $s->{blocks} };
   my %row = map { $_->[0] => $_->[1] } @{ $kv->{rows} };

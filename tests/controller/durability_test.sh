@@ -2,7 +2,8 @@
 # brokerbench durability --failure crash (issue 39), on a throwaway embedded cluster of 1000
 # customers and 2 trade days, two runs of 40 s before the crash and 30 s after:
 #   1. the defaults (synchronous_commit on): every trade acknowledged before the crash is
-#      found, 0 lost, PASS, a downtime and PostgreSQL's redo time;
+#      found, 0 lost, clause 7.3.2's consistency conditions hold on the recovered database
+#      (durability/check-db.txt), PASS, a downtime and PostgreSQL's redo time;
 #   2. synchronous_commit=off with the WAL writer stopped (SIGSTOP, by this test) 10 s before
 #      the crash: the commits of those 10 s have their WAL only in the WAL buffers (shared
 #      memory), which the SIGKILL of every process throws away. wal_writer_delay alone does not
@@ -117,6 +118,14 @@ check "1: the Brokerage House reconnected by itself" has_line "$(echo "${DIR}"/b
 read -r ack missing < <(recount "${DIR}")
 check "1: the test's own recount: acknowledged ${ack} = the kit's" test "${ack}" -eq "$(json "${DIR}" durability.acknowledged_before)"
 check "1: the test's own recount finds none missing" test "${missing}" -eq 0
+check "1: lookup.csv has each trade's holding rows" has_line "${DIR}/durability/lookup.csv" '^trade_id,found,t_st_id,t_is_cash,settlement,cash_transaction,holding_history$'
+check "1: the recovered database was audited (durability/check-db.txt)" nonempty "${DIR}/durability/check-db.txt"
+check "1: the audit finished, exit status 0" has_line "${DIR}/durability/check-db.txt" '^exit status: 0$'
+for n in 1 2 3; do
+  check "1: clause 7.3.2 condition ${n} holds after the crash" has_line "${DIR}/durability/check-db.txt" "^PASS  7[.]3[.]2 condition ${n}: "
+done
+check "1: results.json: consistency after recovery PASS" test "$(json "${DIR}" durability.consistency.result)" == PASS
+check "1: the report says it" has_line "${DIR}/report.txt" 'Durability: PASS .*; consistency after recovery: PASS'
 
 printf -- '--- 2. crash with synchronous_commit=off and the WAL writer stopped 10 s before\n'
 durability_run unsafe --set synchronous_commit=off --set wal_writer_delay=10s \
@@ -143,6 +152,9 @@ check "2: the report says it and names each lost trade" has_line "${DIR}/report.
 read -r ack missing < <(recount "${DIR}")
 check "2: the test's own recount: acknowledged ${ack} = the kit's" test "${ack}" -eq "$(json "${DIR}" durability.acknowledged_before)"
 check "2: the test's own recount finds ${missing} missing = the kit's lost ${lost}" test "${missing}" -eq "${lost}"
+for n in 1 2 3; do
+  check "2: clause 7.3.2 condition ${n} holds after the loss (whole transactions lost)" has_line "${DIR}/durability/check-db.txt" "^PASS  7[.]3[.]2 condition ${n}: "
+done
 check "2: every lost trade is named in results.json" \
   test "$(perl -MJSON::PP -e 'print scalar @{ JSON::PP->new->decode(do { local $/; <STDIN> })->{durability}{lost_trades} }' <"${DIR}/results.json")" -eq "${lost}"
 

@@ -5,15 +5,18 @@ package BrokerBench::Durability;
 # against the database's state after recovery (durability/lookup.csv, which the controller
 # writes from durability/acknowledged.csv, written here). A trade acknowledged and not in the
 # state its frame left it is lost; requests in flight at the failure (started before it, ended
-# after it) may go either way and are counted apart. Also the downtime (the failure to the end
-# of the first transaction the database completed after it) and PostgreSQL's redo time from its
-# log (db/postgresql.log). Nothing here when the run made no failure (no durability.conf).
+# after it) may go either way and are counted apart. The consistency conditions of clause 7.3.2
+# on the recovered database (durability/check-db.txt, CheckDb.pm). Also the downtime (the
+# failure to the end of the first transaction the database completed after it) and
+# PostgreSQL's redo time from its log (db/postgresql.log). Nothing here when the run made no
+# failure (no durability.conf).
 use strict;
 use warnings;
 use Exporter 'import';
 use Time::Local qw(timegm);
 use BrokerBench::Format qw(utc_time);
 use BrokerBench::Recovery qw(new_recovery add_row business_recovery);
+use BrokerBench::CheckDb qw(read_check_db);
 
 our @EXPORT_OK = qw(durability);
 
@@ -31,11 +34,15 @@ sub read_conf {
 
 # durability($r): $r->{durability} = { failure, failure_utc, acknowledged_before (trades),
 # acknowledged_trade_orders, acknowledged_trade_results, found, lost, lost_trades => [{ trade_id,
-# code, acknowledged_utc, missing }], in_flight, downtime_s, first_commit_code, redo_s,
-# recovery_log => [lines], verdict (PASS, FAIL or undef), why (when no verdict), and
-# Recovery.pm's business recovery: rate_before_tps, recovery_threshold_tps, recovery_window_s,
-# business_recovery_s (undef and recovery_why when not recovered), recovery_window_tps, outage
-# and until_recovery (errors by outcome and transaction type, retries by type) }.
+# code, acknowledged_utc, missing }], holding_history_looked_up (1, or 0 for a lookup.csv from
+# before the column), in_flight, downtime_s, first_commit_code, redo_s, recovery_log => [lines],
+# consistency (CheckDb.pm's), verdict (PASS, FAIL or undef), fail_reasons => [texts], why (when
+# the trades were not recounted), and Recovery.pm's business recovery: rate_before_tps,
+# recovery_threshold_tps, recovery_window_s, business_recovery_s (undef and recovery_why when
+# not recovered), recovery_window_tps, outage and until_recovery (errors by outcome and
+# transaction type, retries by type) }. FAIL when an acknowledged trade is lost or the
+# consistency check failed; PASS when none is lost and the check did not fail (a check not made
+# is said, not failed); no verdict otherwise.
 sub durability {
   my ($r) = @_;
   my $dir = $r->{results_dir};
@@ -97,50 +104,91 @@ sub durability {
   recovery_from_log(\%d, "$dir/db/postgresql.log");
   # The plot's series (Plots.pm, DurabilityPlot.pm): not part of results.json.
   $r->{_durability_series} = business_recovery($rec, \%d);
+  $d{consistency} = read_check_db("$dir/durability/check-db.txt", 'durability/check-db.txt');
   if ($v2) {
     $d{why} = "a mix log without trade ids ($v2: older than mix log v3): no recount";
-    return;
-  }
-  if (open my $out, '>', "$dir/durability/acknowledged.csv") {
+  } elsif (open my $out, '>', "$dir/durability/acknowledged.csv") {
     print {$out} "trade_id\n", map { "$_\n" } sort { $a <=> $b } keys %ack;
     close $out;
+    recount($r, \%d, \%ack, \%ack_us);
+  } else {
+    $d{why} = "durability/acknowledged.csv could not be written ($!): no recount";
   }
-  my $lookup = "$dir/durability/lookup.csv";
-  open my $lk, '<', $lookup or do {
-    $d{why} = 'the acknowledged trades were not looked up in the database (no '
-              . 'durability/lookup.csv: controller/durability writes it after the run)';
+  my @fail;
+  push @fail, "$d{lost} of $d{acknowledged_before} trades acknowledged as committed before the "
+              . "$d{failure} lost" if $d{lost};
+  push @fail, "consistency after recovery: $d{consistency}{why}"
+    if $d{consistency}{result} eq 'FAIL';
+  $d{fail_reasons} = \@fail;
+  $d{verdict} = @fail ? 'FAIL' : defined $d{lost} ? 'PASS' : undef;
+}
+
+# lookup.csv's columns (controller/lib/durability.sh, lookup_acknowledged). holding_history came
+# later: a lookup.csv without it is still read (results outlive the database they were looked up
+# in, so a lookup cannot be made again), and the section says its holding rows were not looked up.
+my @LOOKUP_COLUMNS = qw(trade_id found t_st_id t_is_cash settlement cash_transaction);
+
+# recount($r, $d, \%ack, \%ack_us): each acknowledged trade against durability/lookup.csv, the
+# database's state after recovery. A Trade-Order needs its TRADE row; a Trade-Result the trade
+# completed with the rows its frames write for every completed trade (clause 3.3.8; our frames in
+# brokerage_house/frames/trade_result.cpp and sql/trade_result.sql): its SETTLEMENT row (frame 6),
+# its CASH_TRANSACTION row for a cash trade (frame 6), and at least one HOLDING_HISTORY row with
+# HH_T_ID = the trade (frame 2 writes one for each lot the trade closes or changes and one for the
+# lot it opens, and a trade of a positive quantity does at least one of those).
+sub recount {
+  my ($r, $d, $ack, $ack_us) = @_;
+  my $rel = 'durability/lookup.csv';
+  open my $lk, '<', "$r->{results_dir}/$rel" or do {
+    $d->{why} = "the acknowledged trades were not looked up in the database (no $rel: "
+                . 'controller/durability writes it after the run)';
     return;
   };
+  my $head = <$lk> // '';
+  $head =~ s/\r?\n\z//;
+  my %col;
+  my @names = split /,/, $head, -1;
+  @col{@names} = 0 .. $#names;
+  my @absent = grep { !exists $col{$_} } @LOOKUP_COLUMNS;
+  if (@absent) {
+    close $lk;
+    $d->{why} = "$rel has no column " . join(', ', @absent) . " (its header: '$head'): no recount";
+    $r->{_problem}->({ file => $rel, line => 1, kind => 'other', text => $head,
+                       reason => "no column @absent" }) if $r->{_problem};
+    return;
+  }
+  my $hh = exists $col{holding_history};
+  $d->{holding_history_looked_up} = $hh ? 1 : 0;
   my %state;
-  <$lk>;
   while (my $l = <$lk>) {
-    chomp $l;
-    my ($id, $found, $st, $cash, $se, $ct) = split /,/, $l, -1;
-    $state{$id} = { found => $found, st => $st, cash => $cash, se => $se, ct => $ct };
+    $l =~ s/\r?\n\z//;
+    my @v = split /,/, $l, -1;
+    my %s = map { $_ => $v[ $col{$_} ] // '' } @LOOKUP_COLUMNS, $hh ? 'holding_history' : ();
+    $state{ $s{trade_id} } = \%s;
   }
   close $lk;
   my @lost;
-  for my $id (sort { $a <=> $b } keys %ack) {
+  for my $id (sort { $a <=> $b } keys %$ack) {
     my $s = $state{$id};
     my @missing;
     if (!$s) {
       push @missing, 'not looked up';
     } elsif ($s->{found} ne 't') {
       push @missing, 'no TRADE row';
-    } elsif ($ack{$id} eq 'TR') {
-      push @missing, "T_ST_ID '$s->{st}', not 'CMPT'" if $s->{st} ne 'CMPT';
-      push @missing, 'no SETTLEMENT row' if $s->{se} ne 't';
-      push @missing, 'no CASH_TRANSACTION row (a cash trade)' if $s->{cash} eq 't' && $s->{ct} ne 't';
+    } elsif ($ack->{$id} eq 'TR') {
+      push @missing, "T_ST_ID '$s->{t_st_id}', not 'CMPT'" if $s->{t_st_id} ne 'CMPT';
+      push @missing, 'no SETTLEMENT row' if $s->{settlement} ne 't';
+      push @missing, 'no CASH_TRANSACTION row (a cash trade)'
+        if $s->{t_is_cash} eq 't' && $s->{cash_transaction} ne 't';
+      push @missing, 'no HOLDING_HISTORY row of the trade' if $hh && $s->{holding_history} ne 't';
     }
     next unless @missing;
-    push @lost, { trade_id => $id + 0, code => $ack{$id},
-                  acknowledged_utc => utc_time($ack_us{$id}{ $ack{$id} }),
+    push @lost, { trade_id => $id + 0, code => $ack->{$id},
+                  acknowledged_utc => utc_time($ack_us->{$id}{ $ack->{$id} }),
                   missing => join('; ', @missing) };
   }
-  $d{lost} = scalar @lost;
-  $d{found} = $d{acknowledged_before} - $d{lost};
-  $d{lost_trades} = \@lost;
-  $d{verdict} = @lost ? 'FAIL' : 'PASS';
+  $d->{lost} = scalar @lost;
+  $d->{found} = $d->{acknowledged_before} - $d->{lost};
+  $d->{lost_trades} = \@lost;
 }
 
 # PostgreSQL's crash recovery from its log: the last "redo starts at" / "redo done at ...
