@@ -78,8 +78,9 @@ sub consistency_rows {
     ? 'PASS (brokerbench check-db on the recovered database: durability/check-db.txt)'
     : "FAIL: $c->{why} (durability/check-db.txt)"]);
   for my $k (@{ $c->{conditions} }) {
+    (my $what = $k->{name} // '') =~ s/\A7\.3\.2 condition \d: //;
     push @rows, ["7.3.2 condition $k->{condition}", $k->{result} eq 'missing'
-                 ? 'not in check-db\'s output' : "$k->{result}: $k->{name} [$k->{detail}]"];
+                 ? 'not in check-db\'s output' : "$k->{result}: $what [$k->{detail}]"];
   }
   my $o = $c->{others};
   push @rows, ['Other checks', sprintf('%d passed, %d failed, %d skipped (row counts, trade ids '
