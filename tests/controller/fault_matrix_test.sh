@@ -101,7 +101,7 @@ reason() {
 
 # raw_outcomes: "outcome rows" of the customer emulators' mix logs, counted here from the files.
 raw_outcomes() {
-  awk -F, 'NF == 9 && length($2) == 2 { n[$4]++ } END { for (o in n) print o, n[o] }' \
+  awk -F, 'NF == 10 && length($2) == 2 { n[$4]++ } END { for (o in n) print o, n[o] }' \
     "${RUN_DIR}"/ce/*/mix-ce-*.csv | sort
 }
 # The same as the report's reconciliation counts them (results.json).
@@ -126,13 +126,13 @@ outcomes_agree() {
 # Every rollback row is an intended one: a Trade-Order whose inputs carry "rb" (clause 6.4.1);
 # an error never counts as a rollback.
 rollbacks_intended() {
-  ! awk -F, 'NF == 9 && $4 == "rollback" && ($2 != "TO" || $9 !~ /(^| )rb( |$)/) { bad = 1 }
+  ! awk -F, 'NF == 10 && $4 == "rollback" && ($2 != "TO" || $9 !~ /(^| )rb( |$)/) { bad = 1 }
     END { exit !bad }' "${RUN_DIR}"/ce/*/mix-ce-*.csv
 }
 # report_has REGEX: whether report.txt, its lines joined and spaces folded, matches (ERE).
 report_has() { tr -s ' \n' ' ' <"${RUN_DIR}/report.txt" | grep -qE -- "$1"; }
 report_lacks() { ! report_has "$1"; }
-mee_rows() { awk -F, 'NF == 9 && $2 == "TR"' "${RUN_DIR}"/mee/*/mix-mee.csv | wc -l; }
+mee_rows() { awk -F, 'NF == 10 && $2 == "TR"' "${RUN_DIR}"/mee/*/mix-mee.csv | wc -l; }
 
 # The checks of a run that goes on through its fault: it completes, reports, reconciles.
 check_completed() {
@@ -224,7 +224,7 @@ check_completed c
 # The orders the Brokerage House sent meanwhile waited in the socket: the emulator takes them
 # when it continues, so its rows show the gap (and the report's throughput), not a longer wait.
 tr_between() {
-  awk -F, -v a="$1" -v b="$2" 'NF == 9 && $2 == "TR" && $1 >= a && $1 < b { n++ } END { print n + 0 }' \
+  awk -F, -v a="$1" -v b="$2" 'NF == 10 && $2 == "TR" && $1 >= a && $1 < b { n++ } END { print n + 0 }' \
     "${RUN_DIR}"/mee/*/mix-mee.csv
 }
 printf 'Trade-Results sent while it was stopped: %s; after: %s\n' \

@@ -64,7 +64,7 @@ start_with_password() {
 }
 wait_for_exit() {
   local n
-  for ((n = 0; n < 300; n++)); do
+  for ((n = 0; n < 1500; n++)); do
     [[ ! -s "$1/remote-exec.rc" ]] || return 0
     sleep 0.1
   done
@@ -87,12 +87,13 @@ for i in "${!forms[@]}"; do
     hide_password "test: --db" "${form}"
     printf '%s\n' "${DB_CONNINFO}" >"${out}/hidden"
     # psql finds the password in the environment: a connection proves it.
-    psql "${DB_CONNINFO}" -XAtc 'select current_user, pg_sleep(2)' >"${out}/psql" 2>&1 &
+    psql "${DB_CONNINFO}" -XAtc 'select current_user, pg_sleep(5)' >"${out}/psql" 2>&1 &
     psql_pid=$!
     dir="${data}/component.$i"
-    start_with_password "${dir}" psql "${DB_CONNINFO}" -XAtc 'select current_user, pg_sleep(2)'
-    # Once both run psql (their command lines say so), while they sleep in the query.
-    for ((n = 0; n < 300; n++)); do
+    start_with_password "${dir}" psql "${DB_CONNINFO}" -XAtc 'select current_user, pg_sleep(5)'
+    # Once both run psql (their command lines say so), while they sleep in the query: up to
+    # 15 s, as on a loaded machine (CI) remote-exec took over 3 s to start its psql.
+    for ((n = 0; n < 1500; n++)); do
       [[ "$(tr '\0' ' ' <"/proc/${psql_pid}/cmdline" 2>/dev/null)" == *pg_sleep* &&
         "$(tr '\0' ' ' <"/proc/$(cat "${dir}/remote-exec.pid" 2>/dev/null)/cmdline" 2>/dev/null)" == *pg_sleep* ]] && break
       sleep 0.01

@@ -12,7 +12,7 @@ raw_counts() {
   start=$(cat "${dir}"/ce/*/mix-ce-*.csv | awk -F, '$2 == "START" && $1 > s { s = $1 } END { print s }')
   stop=$(cat "${dir}"/ce/*/mix-ce-*.csv | awk -F, '$2 == "STOP" && (t == "" || $1 < t) { t = $1 } END { print t }')
   cat "${dir}"/ce/*/mix-ce-*.csv "${dir}"/mee/*/mix-mee.csv |
-    awk -F, -v s="${start}" -v t="${stop}" 'NF == 9 && length($2) == 2 && $2 != "TC" && $1 >= s && $1 + $5 <= t { n[$2]++ }
+    awk -F, -v s="${start}" -v t="${stop}" 'NF == 10 && length($2) == 2 && $2 != "TC" && $1 >= s && $1 + $5 <= t { n[$2]++ }
       END { for (c in n) print c, n[c] }' | sort
 }
 
