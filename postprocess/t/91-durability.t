@@ -465,4 +465,28 @@ subtest 'the plot across the failure' => sub {
   unlike($gp, qr/business recovery at|set arrow 3 /, 'no recovery line');
 };
 
+subtest "a failover: the promoted standby's log, not the dead primary's" => sub {
+  my $d = "$dir/failover";
+  fixture($d);
+  my $conf = "$d/durability/durability.conf";
+  open my $c, '<', $conf or die;
+  my $text = join '', <$c>;
+  close $c;
+  $text =~ s/\Afailure=crash/failure=failover/;
+  write_file($conf, $text);
+  write_file("$d/db/standby.log", join('', map { "$_\n" }
+    '2027-01-15 08:00:00.100 UTC [7] LOG:  received promote request',
+    '2027-01-15 08:00:00.200 UTC [7] LOG:  redo done at 0/5000000 system usage: CPU: user: 0.00 s, system: 0.00 s, elapsed: 0.05 s',
+    '2027-01-15 08:00:00.210 UTC [7] LOG:  selected new timeline ID: 2',
+    '2027-01-15 08:00:00.400 UTC [6] LOG:  database system is ready to accept connections'));
+  my $r = { results_dir => $d };
+  durability($r);
+  my $x = $r->{durability};
+  is($x->{failure}, 'failover', 'a failover');
+  is($x->{redo_s}, 0.05, "redo time from the standby's log");
+  is($x->{ready_s}, 0.4, "ready: the standby's end of recovery");
+  ok((grep { /promote request/ } @{ $x->{recovery_log} }), 'the promotion among the log lines shown');
+  like(durability_line($x), qr/before the failover lost/, 'the line names the failover');
+};
+
 done_testing;

@@ -101,7 +101,8 @@ sub durability {
   $d{acknowledged_before} = scalar keys %ack;
   $d{downtime_s} = defined $first_end ? ($first_end - $f) / 1e6 : undef;
   $d{first_commit_code} = $first_code;
-  recovery_from_log(\%d, "$dir/db/postgresql.log");
+  # A failover's recovery is the promoted standby's (run --standby copies its log).
+  recovery_from_log(\%d, $d{failure} eq 'failover' ? "$dir/db/standby.log" : "$dir/db/postgresql.log");
   # The plot's series (Plots.pm, DurabilityPlot.pm): not part of results.json.
   $r->{_durability_series} = business_recovery($rec, \%d);
   $d{consistency} = read_check_db("$dir/durability/check-db.txt", 'durability/check-db.txt');
@@ -193,7 +194,8 @@ sub recount {
 
 # PostgreSQL's crash recovery from its log: the last "redo starts at" / "redo done at ...
 # elapsed: N s" (PostgreSQL 15 and later say the elapsed time) and "ready to accept
-# connections" after the failure.
+# connections" after the failure. A promoted standby says the same at the end of its recovery,
+# after "received promote request".
 sub recovery_from_log {
   my ($d, $path) = @_;
   open my $fh, '<', $path or return;
@@ -204,7 +206,7 @@ sub recovery_from_log {
     next unless defined $us && ($8 eq 'UTC' || $8 eq 'GMT');
     $us = $us * 1e6 + (defined $7 ? substr("${7}000000", 0, 6) : 0);
     next unless $us >= $d->{failure_us};
-    next unless $l =~ /redo starts at|redo done at|redo is not required|was interrupted|ready to accept connections|terminated by signal|crash recovery/;
+    next unless $l =~ /redo starts at|redo done at|redo is not required|was interrupted|ready to accept connections|terminated by signal|crash recovery|promote request|new timeline|archive recovery complete/;
     chomp $l;
     push @lines, $l;
     $redo = $1 + 0 if $l =~ /redo done at .*elapsed: ([\d.]+) s/;
