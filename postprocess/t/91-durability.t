@@ -483,8 +483,12 @@ subtest "a failover: the promoted standby's log, not the dead primary's" => sub 
   durability($r);
   my $x = $r->{durability};
   is($x->{failure}, 'failover', 'a failover');
-  is($x->{redo_s}, 0.05, "redo time from the standby's log");
+  is($x->{redo_s}, undef, "no redo time: the standby's is its whole life as a standby");
+  is($x->{promote_s}, 0.3, 'the promotion: from its request to ready');
   is($x->{ready_s}, 0.4, "ready: the standby's end of recovery");
+  my ($rows) = grep { $_->{t} eq 'kv' } @{ durability_section($r)->{blocks} };
+  ok((grep { $_->[0] eq 'Promotion (PostgreSQL)' && $_->[1] =~ /\A0\.300 s/ } @{ $rows->{rows} }),
+     'the section gives the promotion');
   ok((grep { /promote request/ } @{ $x->{recovery_log} }), 'the promotion among the log lines shown');
   like(durability_line($x), qr/before the failover lost/, 'the line names the failover');
 };

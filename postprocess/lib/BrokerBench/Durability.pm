@@ -194,12 +194,13 @@ sub recount {
 
 # PostgreSQL's crash recovery from its log: the last "redo starts at" / "redo done at ...
 # elapsed: N s" (PostgreSQL 15 and later say the elapsed time) and "ready to accept
-# connections" after the failure. A promoted standby says the same at the end of its recovery,
-# after "received promote request".
+# connections" after the failure. A promoted standby says "redo done" too, but its elapsed time
+# is its whole life as a standby; its cost is the promotion: from "received promote request" to
+# "ready to accept connections" (promote_s), and no redo_s.
 sub recovery_from_log {
   my ($d, $path) = @_;
   open my $fh, '<', $path or return;
-  my (@lines, $redo);
+  my (@lines, $redo, $promote_us);
   while (my $l = <$fh>) {
     next unless $l =~ /^(\d{4})-(\d\d)-(\d\d) (\d\d):(\d\d):(\d\d)(?:\.(\d+))? (\S+) /;
     my $us = eval { timegm($6, $5, $4, $3, $2 - 1, $1) };
@@ -210,10 +211,14 @@ sub recovery_from_log {
     chomp $l;
     push @lines, $l;
     $redo = $1 + 0 if $l =~ /redo done at .*elapsed: ([\d.]+) s/;
-    $d->{ready_s} //= ($us - $d->{failure_us}) / 1e6 if $l =~ /ready to accept connections/;
+    $promote_us //= $us if $l =~ /received promote request/;
+    if ($l =~ /ready to accept connections/ && !defined $d->{ready_s}) {
+      $d->{ready_s} = ($us - $d->{failure_us}) / 1e6;
+      $d->{promote_s} = ($us - $promote_us) / 1e6 if defined $promote_us;
+    }
   }
   close $fh;
-  $d->{redo_s} = $redo;
+  $d->{redo_s} = $d->{failure} eq 'failover' ? undef : $redo;
   $d->{recovery_log} = [@lines[0 .. ($#lines < 19 ? $#lines : 19)]];
 }
 

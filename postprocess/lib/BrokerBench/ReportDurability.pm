@@ -112,8 +112,14 @@ sub durability_section {
                    . "after the failure, a $d->{first_commit_code})" : 'no transaction completed after the failure'];
     push @rows, ['Database ready again', secs($d->{ready_s}) . ' after the failure (its log)']
       if defined $d->{ready_s};
-    push @rows, ['Redo (PostgreSQL)', defined $d->{redo_s} ? secs($d->{redo_s}) . ' ("redo done at" in its log)'
-                 : 'not in the server log (db/postgresql.log)'];
+    if ($d->{failure} eq 'failover') {
+      push @rows, ['Promotion (PostgreSQL)', defined $d->{promote_s}
+                   ? secs($d->{promote_s}) . ' ("received promote request" to "ready to accept connections" in the standby\'s log)'
+                   : 'not in the standby\'s log (db/standby.log)'];
+    } else {
+      push @rows, ['Redo (PostgreSQL)', defined $d->{redo_s} ? secs($d->{redo_s}) . ' ("redo done at" in its log)'
+                   : 'not in the server log (db/postgresql.log)'];
+    }
     push @rows, consistency_rows($d->{consistency}) if $d->{consistency};
     push @rows, recovery_rows($d);
   }

@@ -17,8 +17,8 @@ seconds_between() {
 
 # recount DIR CONNINFO: every TO and TR row ended ok before the failure (failure_us of
 # durability.conf), looked up in the database of CONNINFO. Prints "acknowledged missing"
-# (distinct trades). A Trade-Result's trade must be completed with its settlement and, for a
-# cash trade, its cash transaction; a Trade-Order's must exist.
+# (distinct trades). A Trade-Result's trade must be completed with its settlement, for a cash
+# trade its cash transaction, and a holding history row; a Trade-Order's must exist.
 recount() {
   local dir="$1" conninfo="$2" failure t code oc resp id rest
   failure=$(grep '^failure_us=' "${dir}/durability/durability.conf" | cut -d= -f2)
@@ -42,7 +42,8 @@ recount() {
            (select count(*) from a where
               (id in (select id from r) and not exists (select 1 from trade t where t.t_id = a.id
                  and t.t_st_id = 'CMPT' and exists (select 1 from settlement where se_t_id = a.id)
-                 and (not t.t_is_cash or exists (select 1 from cash_transaction where ct_t_id = a.id))))
+                 and (not t.t_is_cash or exists (select 1 from cash_transaction where ct_t_id = a.id))
+                 and exists (select 1 from holding_history where hh_t_id = a.id)))
               or (id not in (select id from r) and not exists (select 1 from trade where t_id = a.id)))" |
     tr '|' ' '
 }
