@@ -22,6 +22,8 @@ chmod 0711 "${data}"
 export BB_DATA_DIR="${data}"
 # shellcheck source=tests/controller/lib/check.sh
 source "${root}/tests/controller/lib/check.sh"
+# shellcheck source=tests/controller/lib/durability.sh
+source "${root}/tests/controller/lib/durability.sh"
 
 RUN_PID=""
 cleanup() {
@@ -34,53 +36,12 @@ cleanup() {
 }
 trap cleanup EXIT
 
-json() { perl -MJSON::PP -e 'my $j = JSON::PP->new->decode(do { local $/; <STDIN> });
-  my $v = $j; $v = $v->{$_} for split /\./, $ARGV[0]; print defined $v ? $v : "null"' "$2" <"$1/results.json"; }
-
-# seconds_between VALUE LO HI: VALUE is a number of seconds, LO < VALUE < HI.
-seconds_between() {
-  [[ "$1" =~ ^[0-9]+(\.[0-9]+)?$ ]] || return 1
-  local us=$(( 10#${1%.*} * 1000000 ))
-  [[ "$1" != *.* ]] || us=$((us + 10#$(printf '%-6s' "${1#*.}" | tr ' ' 0 | cut -c1-6)))
-  ((us > $2 * 1000000 && us < $3 * 1000000))
-}
-
-# recount DIR: this test's own recount, independent of the kit's: every TO and TR row ended ok
-# before the failure (failure_us of durability.conf), looked up with SQL of its own. Prints
-# "acknowledged missing" (distinct trades).
-recount() {
-  local dir="$1" failure t code oc resp id rest
-  failure=$(grep '^failure_us=' "${dir}/durability/durability.conf" | cut -d= -f2)
-  declare -A to=() tr=()
-  local f
-  for f in "${dir}"/ce/*/mix-*.csv "${dir}"/mee/*/mix-*.csv; do
-    while IFS=, read -r t code _ oc resp _ _ _ _ id rest; do
-      [[ -z "${rest:-}" && "${oc}" == ok && "${id}" =~ ^[0-9]+$ && "${t}" =~ ^[0-9]+$ ]] || continue
-      ((t + resp < failure)) || continue
-      case "${code}" in TO) to[${id}]=1 ;; TR) tr[${id}]=1 ;; esac
-    done < <(tail -n +3 "${f}")
-  done
-  local to_list tr_list
-  to_list=$(IFS=,; printf '%s' "${!to[*]}")
-  tr_list=$(IFS=,; printf '%s' "${!tr[*]}")
-  "${root}/brokerbench" db psql -XAtq -v ON_ERROR_STOP=1 -c "
-    with o(id) as (select unnest('{${to_list}}'::bigint[])),
-         r(id) as (select unnest('{${tr_list}}'::bigint[])),
-         a(id) as (select id from o union select id from r)
-    select (select count(*) from a),
-           (select count(*) from a where
-              (id in (select id from r) and not exists (select 1 from trade t where t.t_id = a.id
-                 and t.t_st_id = 'CMPT' and exists (select 1 from settlement where se_t_id = a.id)
-                 and (not t.t_is_cash or exists (select 1 from cash_transaction where ct_t_id = a.id))))
-              or (id not in (select id from r) and not exists (select 1 from trade where t_id = a.id)))" |
-    tr '|' ' '
-}
-
 # durability_run NAME ARGS...: the command in the background; its results directory.
 durability_run() {
   local name="$1"; shift
   OUT="${data}/${name}.out"
-  "${root}/brokerbench" durability --failure crash --before 40s --after 30s --ramp-up 10s "$@" \
+  "${root}/brokerbench" durability --failure crash --before 40s --after 30s --ramp-up 10s \
+    --initial-trade-days 2 "$@" \
     >"${OUT}" 2>&1 &
   RUN_PID=$!
 }
@@ -115,7 +76,7 @@ check "1: the report says it" has_line "${DIR}/report.txt" 'Durability: PASS \(0
 check "1: a downtime under 60 s" seconds_between "$(json "${DIR}" durability.downtime_s)" 0 60
 check "1: PostgreSQL's redo time from its log" seconds_between "$(json "${DIR}" durability.redo_s)" 0 60
 check "1: the Brokerage House reconnected by itself" has_line "$(echo "${DIR}"/bh/*/bh.log)" 'reconnected'
-read -r ack missing < <(recount "${DIR}")
+read -r ack missing < <(recount "${DIR}" "$("${root}/brokerbench" db conninfo)")
 check "1: the test's own recount: acknowledged ${ack} = the kit's" test "${ack}" -eq "$(json "${DIR}" durability.acknowledged_before)"
 check "1: the test's own recount finds none missing" test "${missing}" -eq 0
 check "1: lookup.csv has each trade's holding rows" has_line "${DIR}/durability/lookup.csv" '^trade_id,found,t_st_id,t_is_cash,settlement,cash_transaction,holding_history$'
@@ -131,11 +92,7 @@ printf -- '--- 2. crash with synchronous_commit=off and the WAL writer stopped 1
 durability_run unsafe --set synchronous_commit=off --set wal_writer_delay=10s \
   --set checkpoint_timeout=1h --set max_wal_size=4GB --set autovacuum=off
 RESULTS2="${data}/results/0002"
-for ((n = 0; n < 600; n++)); do
-  start=$(grep -hsm 1 '^[0-9]*,START,' "${RESULTS2}"/ce/*/mix-ce-*.csv | cut -d, -f1) || true
-  [[ -z "${start}" ]] || break
-  sleep 0.5
-done
+start=$(mi_start_us "${RESULTS2}")
 if [[ -n "${start}" ]]; then
   while (($(date +%s%6N) < start + 30000000)); do sleep 0.2; done
   pm=$(head -n 1 "${data}/pg/data/postmaster.pid")
@@ -149,7 +106,7 @@ lost=$(json "${DIR}" durability.lost)
 check "2: lost > 0 (${lost})" test "${lost}" -gt 0
 check "2: verdict FAIL" test "$(json "${DIR}" durability.verdict)" == FAIL
 check "2: the report says it and names each lost trade" has_line "${DIR}/report.txt" 'Durability: FAIL \([1-9][0-9]* of [0-9]+ trades'
-read -r ack missing < <(recount "${DIR}")
+read -r ack missing < <(recount "${DIR}" "$("${root}/brokerbench" db conninfo)")
 check "2: the test's own recount: acknowledged ${ack} = the kit's" test "${ack}" -eq "$(json "${DIR}" durability.acknowledged_before)"
 check "2: the test's own recount finds ${missing} missing = the kit's lost ${lost}" test "${missing}" -eq "${lost}"
 for n in 1 2 3; do
