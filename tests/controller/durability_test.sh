@@ -25,47 +25,17 @@ source "${root}/tests/controller/lib/check.sh"
 # shellcheck source=tests/controller/lib/durability.sh
 source "${root}/tests/controller/lib/durability.sh"
 
-RUN_PID=""
-cleanup() {
-  if [[ -n "${RUN_PID}" ]]; then
-    kill -TERM "${RUN_PID}" 2>/dev/null || true
-    wait "${RUN_PID}" 2>/dev/null || true
-  fi
-  "${root}/brokerbench" db destroy --yes >/dev/null 2>&1 || true
-  rm -rf -- "${data}"
-}
-trap cleanup EXIT
+trap durability_cleanup EXIT
 
-# durability_run NAME ARGS...: the command in the background; its results directory.
-durability_run() {
-  local name="$1"; shift
-  OUT="${data}/${name}.out"
-  "${root}/brokerbench" durability --failure crash --before 40s --after 30s --ramp-up 10s \
-    --initial-trade-days 2 "$@" \
-    >"${OUT}" 2>&1 &
-  RUN_PID=$!
-}
-finish() {
-  RC=0
-  wait "${RUN_PID}" || RC=$?
-  RUN_PID=""
-  DIR=$(grep -m 1 '^==> results directory ' "${OUT}" | sed 's/^==> results directory //')
-  [[ ${RC} -eq 0 ]] || tail -n 30 "${OUT}"
-}
 
-printf -- '--- loading the database\n'
-if ! "${root}/brokerbench" build-db --customers 1000 --initial-trade-days 2 >"${data}/load.out" 2>&1; then
-  tail -n 30 "${data}/load.out"
-  printf 'FAILED: the database could not be loaded\n'
-  exit 1
-fi
+load_test_database
 
 check "bad usage: --failure missing is named" bash -c "'${root}/brokerbench' durability 2>&1 | grep -q -- '--failure is missing'"
 check "bad usage: an unknown failure is named" bash -c "'${root}/brokerbench' durability --failure flood 2>&1 | grep -q \"'flood' is not a failure\""
 check "bad usage: --duration is refused" bash -c "'${root}/brokerbench' durability --failure crash --duration 5m 2>&1 | grep -q -- '--duration is not an option of durability'"
 
 printf -- '--- 1. crash with the defaults\n'
-durability_run safe
+durability_run crash safe
 finish
 check "1: exit 0" test "${RC}" -eq 0
 check "1: durability.conf has the failure's time" has_line "${DIR}/durability/durability.conf" '^failure_us=[0-9]{16}$'
@@ -89,7 +59,7 @@ check "1: results.json: consistency after recovery PASS" test "$(json "${DIR}" d
 check "1: the report says it" has_line "${DIR}/report.txt" 'Durability: PASS .*; consistency after recovery: PASS'
 
 printf -- '--- 2. crash with synchronous_commit=off and the WAL writer stopped 10 s before\n'
-durability_run unsafe --set synchronous_commit=off --set wal_writer_delay=10s \
+durability_run crash unsafe --set synchronous_commit=off --set wal_writer_delay=10s \
   --set checkpoint_timeout=1h --set max_wal_size=4GB --set autovacuum=off
 RESULTS2="${data}/results/0002"
 start=$(mi_start_us "${RESULTS2}")

@@ -21,32 +21,8 @@ source "${root}/tests/controller/lib/check.sh"
 # shellcheck source=tests/controller/lib/durability.sh
 source "${root}/tests/controller/lib/durability.sh"
 
-RUN_PID=""
-cleanup() {
-  if [[ -n "${RUN_PID}" ]]; then
-    kill -TERM "${RUN_PID}" 2>/dev/null || true
-    wait "${RUN_PID}" 2>/dev/null || true
-  fi
-  "${root}/brokerbench" db destroy --yes >/dev/null 2>&1 || true
-  rm -rf -- "${data}"
-}
-trap cleanup EXIT
+trap durability_cleanup EXIT
 
-durability_run() {
-  local name="$1"; shift
-  OUT="${data}/${name}.out"
-  "${root}/brokerbench" durability --failure failover --before 40s --after 30s --ramp-up 10s \
-    --initial-trade-days 2 "$@" \
-    >"${OUT}" 2>&1 &
-  RUN_PID=$!
-}
-finish() {
-  RC=0
-  wait "${RUN_PID}" || RC=$?
-  RUN_PID=""
-  DIR=$(grep -m 1 '^==> results directory ' "${OUT}" | sed 's/^==> results directory //')
-  [[ ${RC} -eq 0 ]] || tail -n 30 "${OUT}"
-}
 # The promoted standby's connection string, the benchmark's database.
 promoted() {
   local c
@@ -54,18 +30,13 @@ promoted() {
   printf '%s\n' "${c/dbname=postgres/dbname=brokerbench}"
 }
 
-printf -- '--- loading the database\n'
-if ! "${root}/brokerbench" build-db --customers 1000 --initial-trade-days 2 >"${data}/load.out" 2>&1; then
-  tail -n 30 "${data}/load.out"
-  printf 'FAILED: the database could not be loaded\n'
-  exit 1
-fi
+load_test_database
 
 check "bad usage: a wrong --standby is named" bash -c "'${root}/brokerbench' run --standby often 2>&1 | grep -q \"'often' is not 'sync' or 'async'\""
 check "bad usage: --standby with --db is refused" bash -c "'${root}/brokerbench' run --standby sync --db 'host=127.0.0.1 dbname=x' 2>&1 | grep -q -- '--standby makes a standby of the embedded cluster'"
 
 printf -- '--- 1. failover to a synchronous standby\n'
-durability_run sync
+durability_run failover sync
 finish
 check "1: exit 0" test "${RC}" -eq 0
 check "1: the run had a synchronous standby" has_line "${DIR}/readme.txt" '^standby: +synchronous, streaming'
@@ -82,7 +53,7 @@ check "1: the test's own recount finds none missing" test "${missing}" -eq 0
 check "1: the promoted standby is a primary" test "$(psql "$(promoted)" -XAtc 'select pg_is_in_recovery()')" == f
 
 printf -- '--- 2. failover to an asynchronous standby whose WAL receiver stopped 10 s before\n'
-durability_run async --standby async --set checkpoint_timeout=1h --set max_wal_size=4GB
+durability_run failover async --standby async --set checkpoint_timeout=1h --set max_wal_size=4GB
 RESULTS2="${data}/results/0002"
 start=$(mi_start_us "${RESULTS2}")
 if [[ -n "${start}" ]]; then

@@ -1,8 +1,51 @@
 # shellcheck shell=bash
-# What the durability tests (durability_test.sh: crash; failover_test.sh) share: reading
-# results.json, a bound on seconds, and the tests' own recount of the acknowledged trades,
-# independent of the kit's (its own reading of the mix logs, its own SQL). Sourced, never run;
-# needs root (the kit's directory).
+# shellcheck disable=SC2154,SC2034 # root and data are the test's; it reads OUT, RC and DIR
+# What the durability tests (durability_test.sh: crash; failover_test.sh) share: their
+# database, the durability command in the background and its end, reading results.json, a
+# bound on seconds, and the tests' own recount of the acknowledged trades, independent of the
+# kit's (its own reading of the mix logs, its own SQL). Sourced, never run; needs root (the
+# kit's directory) and data (the test's BB_DATA_DIR).
+
+RUN_PID=""
+# The trap of EXIT: the durability command stopped if it still runs, the test's clusters and
+# directory deleted.
+durability_cleanup() {
+  if [[ -n "${RUN_PID}" ]]; then
+    kill -TERM "${RUN_PID}" 2>/dev/null || true
+    wait "${RUN_PID}" 2>/dev/null || true
+  fi
+  "${root}/brokerbench" db destroy --yes >/dev/null 2>&1 || true
+  rm -rf -- "${data}"
+}
+
+# The test's database, 1000 customers and 2 trade days; exits the test when it cannot be loaded.
+load_test_database() {
+  printf -- '--- loading the database\n'
+  if ! "${root}/brokerbench" build-db --customers 1000 --initial-trade-days 2 >"${data}/load.out" 2>&1; then
+    tail -n 30 "${data}/load.out"
+    printf 'FAILED: the database could not be loaded\n'
+    exit 1
+  fi
+}
+
+# durability_run FAILURE NAME ARGS...: the durability command in the background, 40 s before
+# the failure and 30 s after, its output in data/NAME.out (OUT); finish waits for it.
+durability_run() {
+  local failure="$1" name="$2"
+  shift 2
+  OUT="${data}/${name}.out"
+  "${root}/brokerbench" durability --failure "${failure}" --before 40s --after 30s --ramp-up 10s \
+    --initial-trade-days 2 "$@" >"${OUT}" 2>&1 &
+  RUN_PID=$!
+}
+# Sets RC (its exit status) and DIR (its results directory); shows its output's end on failure.
+finish() {
+  RC=0
+  wait "${RUN_PID}" || RC=$?
+  RUN_PID=""
+  DIR=$(grep -m 1 '^==> results directory ' "${OUT}" | sed 's/^==> results directory //')
+  [[ ${RC} -eq 0 ]] || tail -n 30 "${OUT}"
+}
 
 json() { perl -MJSON::PP -e 'my $j = JSON::PP->new->decode(do { local $/; <STDIN> });
   my $v = $j; $v = $v->{$_} for split /\./, $ARGV[0]; print defined $v ? $v : "null"' "$2" <"$1/results.json"; }
