@@ -2,8 +2,32 @@
 # The configuration files of a pgcluster cluster (controller/pgcluster): pg_hba.conf (the
 # password for every way in), the superuser's password file, the postgresql.conf settings sized
 # for this machine (data/brokerbench.conf), and what an earlier version of the kit wrote
-# differently, brought up to date at start. Sourced by controller/pgcluster; needs
+# differently, brought up to date at start, and the cluster's port. Sourced by controller/pgcluster
+# and controller/standby; needs
 # lib/common.sh, DB_SUPERUSER and, for upgrade_authentication, CLUSTER_PORT.
+
+# Ends the port line of a port init chose itself (no --port): start moves such a port to a free
+# one when another program (often another test's or kit's cluster, started since) has taken it.
+readonly PORT_CHOSEN_MARK="  # chosen by init: the first free one from 5433; start moves it if taken"
+
+# The port of the cluster in DIR (DIR/data/brokerbench.conf; the last line wins, as in PostgreSQL).
+conf_port() {
+  sed -n 's/^port *= *\([0-9]*\).*/\1/p' "$1/data/brokerbench.conf" | tail -n 1
+}
+
+port_in_use() {
+  (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null
+}
+
+# The first port from FROM to LAST on which nothing listens on 127.0.0.1; fails if none is free.
+free_port() {
+  local port="$1"
+  while port_in_use "${port}"; do
+    port=$((port + 1))
+    ((port <= $2)) || return 1
+  done
+  printf '%s\n' "${port}"
+}
 
 # Marks a pg_hba.conf written by write_hba; one without it (from an earlier version of the
 # kit, which trusted every local user) is replaced when the cluster starts.

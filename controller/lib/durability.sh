@@ -33,10 +33,12 @@ crash_cluster() {
 }
 
 # restart_cluster DIR: starts the cluster again with the settings of the run (DIR/run-settings:
-# --set NAME=VALUE lines and memory=BYTES), so that crash recovery replays the WAL.
+# --set NAME=VALUE lines and memory=BYTES), so that crash recovery replays the WAL. On its own
+# port: the Brokerage House reconnects to it, so a port another program took while the cluster
+# was down fails the restart instead of moving it (pgcluster start --same-port).
 restart_cluster() {
   local dir="$1" line
-  local -a args=()
+  local -a args=(--same-port)
   if [[ -f "${dir}/run-settings" ]]; then
     while IFS= read -r line; do
       case "${line}" in

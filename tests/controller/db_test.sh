@@ -90,6 +90,13 @@ first_port=$(port_of "${data}/pg")
 check "a cluster made while the first is stopped chooses its port" \
   test "$(port_of "${data}/other")" = "${first_port}"
 "${root}/controller/pgcluster" start "${data}/other" >/dev/null
+# A crash's restart (durability) keeps the port the Brokerage House reconnects to.
+same_port_refused() {
+  ! "${root}/controller/pgcluster" start "${data}/pg" --same-port >/dev/null 2>"${data}/err" &&
+    grep -q "port ${first_port} .* is taken by another program (not moved: --same-port)" "${data}/err"
+}
+check "start --same-port fails instead of moving a taken port, and says why" same_port_refused
+check "... and leaves the port as it was" test "$(port_of "${data}/pg")" = "${first_port}"
 check "db start moves a chosen port that another cluster took" "${root}/brokerbench" db start
 check "... to another port" test "$(port_of "${data}/pg")" != "${first_port}"
 check "... and answers there" db_answers

@@ -28,7 +28,7 @@ source "${root}/tests/controller/lib/durability.sh"
 trap durability_cleanup EXIT
 
 
-load_test_database
+load_test_database 5700
 
 check "bad usage: --failure missing is named" bash -c "'${root}/brokerbench' durability 2>&1 | grep -q -- '--failure is missing'"
 check "bad usage: an unknown failure is named" bash -c "'${root}/brokerbench' durability --failure flood 2>&1 | grep -q \"'flood' is not a failure\""

@@ -30,7 +30,7 @@ promoted() {
   printf '%s\n' "${c/dbname=postgres/dbname=brokerbench}"
 }
 
-load_test_database
+load_test_database 5750
 
 check "bad usage: a wrong --standby is named" bash -c "'${root}/brokerbench' run --standby often 2>&1 | grep -q \"'often' is not 'sync' or 'async'\""
 check "bad usage: --standby with --db is refused" bash -c "'${root}/brokerbench' run --standby sync --db 'host=127.0.0.1 dbname=x' 2>&1 | grep -q -- '--standby makes a standby of the embedded cluster'"

@@ -18,10 +18,17 @@ durability_cleanup() {
   rm -rf -- "${data}"
 }
 
-# The test's database, 1000 customers and 2 trade days; exits the test when it cannot be loaded.
+# load_test_database FIRST_PORT: the test's database, 1000 customers and 2 trade days, in a
+# cluster on the first free port from FIRST_PORT; exits the test when it cannot be loaded. Not
+# on a port of the kit's own choosing (the first free one from 5433): the crash leaves the port
+# free for a while, and another test's new cluster would take it (the restart then fails:
+# the Brokerage House reconnects to that port). Each test has its own 50 ports.
 load_test_database() {
-  printf -- '--- loading the database\n'
-  if ! "${root}/brokerbench" build-db --customers 1000 --initial-trade-days 2 >"${data}/load.out" 2>&1; then
+  local port="$1"
+  while (exec 3<>"/dev/tcp/127.0.0.1/${port}") 2>/dev/null; do port=$((port + 1)); done
+  printf -- '--- loading the database (port %s)\n' "${port}"
+  if ! "${root}/brokerbench" db start --port "${port}" >"${data}/load.out" 2>&1 ||
+    ! "${root}/brokerbench" build-db --customers 1000 --initial-trade-days 2 >>"${data}/load.out" 2>&1; then
     tail -n 30 "${data}/load.out"
     printf 'FAILED: the database could not be loaded\n'
     exit 1
@@ -44,7 +51,7 @@ finish() {
   wait "${RUN_PID}" || RC=$?
   RUN_PID=""
   DIR=$(grep -m 1 '^==> results directory ' "${OUT}" | sed 's/^==> results directory //')
-  [[ ${RC} -eq 0 ]] || tail -n 30 "${OUT}"
+  [[ ${RC} -eq 0 ]] || { grep -E '^(brokerbench|==>)' "${OUT}" | tail -n 40; tail -n 30 "${OUT}"; }
 }
 
 json() { perl -MJSON::PP -e 'my $j = JSON::PP->new->decode(do { local $/; <STDIN> });
