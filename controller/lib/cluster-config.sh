@@ -2,8 +2,8 @@
 # The configuration files of a pgcluster cluster (controller/pgcluster): pg_hba.conf (the
 # password for every way in), the superuser's password file, the postgresql.conf settings sized
 # for this machine (data/brokerbench.conf), and what an earlier version of the kit wrote
-# differently, brought up to date at start, and the cluster's port. Sourced by controller/pgcluster
-# and controller/standby; needs
+# differently, brought up to date at start, and the cluster's port. Sourced by
+# controller/pgcluster, controller/standby and the durability tests (free_port); needs
 # lib/common.sh, DB_SUPERUSER and, for upgrade_authentication, CLUSTER_PORT.
 
 # Ends the port line of a port init chose itself (no --port): start moves such a port to a free

@@ -6,6 +6,9 @@
 # kit's (its own reading of the mix logs, its own SQL). Sourced, never run; needs root (the
 # kit's directory) and data (the test's BB_DATA_DIR).
 
+# shellcheck source=controller/lib/cluster-config.sh
+source "${root}/controller/lib/cluster-config.sh"  # free_port
+
 RUN_PID=""
 # The trap of EXIT: the durability command stopped if it still runs, the test's clusters and
 # directory deleted.
@@ -24,8 +27,8 @@ durability_cleanup() {
 # free for a while, and another test's new cluster would take it (the restart then fails:
 # the Brokerage House reconnects to that port). Each test has its own 50 ports.
 load_test_database() {
-  local port="$1"
-  while (exec 3<>"/dev/tcp/127.0.0.1/${port}") 2>/dev/null; do port=$((port + 1)); done
+  local port
+  port=$(free_port "$1" $(($1 + 49))) || { printf 'FAILED: no free port from %s to %s\n' "$1" $(($1 + 49)); exit 1; }
   printf -- '--- loading the database (port %s)\n' "${port}"
   if ! "${root}/brokerbench" db start --port "${port}" >"${data}/load.out" 2>&1 ||
     ! "${root}/brokerbench" build-db --customers 1000 --initial-trade-days 2 >>"${data}/load.out" 2>&1; then
