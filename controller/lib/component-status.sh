@@ -5,17 +5,22 @@
 # controller is on the database's host, so what it costs is taken from the database).
 #
 # component_state DIR: sets COMPONENT_STATE to running (COMPONENT_DETAIL: its pid), exited
-# (COMPONENT_DETAIL: its exit status) or vanished (no status and no process: the supervisor
-# itself was killed). Builtins only.
+# (COMPONENT_DETAIL: its exit status) or vanished (no status and no supervisor: the supervisor
+# itself was killed). A component that has ended while its supervisor (the pid in
+# remote-exec.pgid) is still writing its status is running a moment more: on a busy machine that
+# took long enough for a poll to fall between the two, and a run failed saying its customer
+# emulator, which had ended normally, had vanished. Builtins only.
 COMPONENT_STATE=""
 COMPONENT_DETAIL=""
 component_state() {
-  local dir="$1"
+  local dir="$1" supervisor=""
   COMPONENT_DETAIL=""
   if [[ -s "${dir}/remote-exec.rc" ]] && read -r COMPONENT_DETAIL <"${dir}/remote-exec.rc"; then
     COMPONENT_STATE=exited
   elif [[ -s "${dir}/remote-exec.pid" ]] && read -r COMPONENT_DETAIL <"${dir}/remote-exec.pid" &&
-    kill -0 "${COMPONENT_DETAIL}" 2>/dev/null; then
+    { kill -0 "${COMPONENT_DETAIL}" 2>/dev/null ||
+      { [[ -s "${dir}/remote-exec.pgid" ]] && read -r supervisor <"${dir}/remote-exec.pgid" &&
+        kill -0 "${supervisor}" 2>/dev/null; }; }; then
     COMPONENT_STATE=running
   elif [[ -s "${dir}/remote-exec.rc" ]] && read -r COMPONENT_DETAIL <"${dir}/remote-exec.rc"; then
     COMPONENT_STATE=exited  # ended between the two tests

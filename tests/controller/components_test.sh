@@ -2,9 +2,9 @@
 # controller/lib/components.sh, the run's table of components, on this host: start_component
 # starts each under remote-exec in its own directory (the table has its name, host, directory,
 # log and state), poll_components follows each to running, exited:RC or vanished (its
-# supervisor killed), stop_component ends one by pid and records stopped:RC, stop_all stops what
-# still runs, newest first; wait_for_port reads a port file and fails, naming the component,
-# when it exits first.
+# supervisor killed; not while it writes the status), stop_component ends one by pid and
+# records stopped:RC, stop_all stops what still runs, newest first; wait_for_port reads a port
+# file and fails, naming the component, when it exits first.
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -76,6 +76,29 @@ check "... naming it" grep -q "the quitter exited while starting" "${work}/faile
 kill -KILL "$(cat "${C_LOCAL[second]}/remote-exec.pgid")" "$(cat "${C_LOCAL[second]}/remote-exec.pid")"
 settle "${second}"
 check "its supervisor and it killed: vanished" state_is "${second}" vanished
+
+# The moment between a component's end and its status: the supervisor (here a sleep of ours in
+# remote-exec.pgid) still runs and has not written remote-exec.rc. Not vanished (a poll there
+# once failed a run whose customer emulator had ended normally): running, then exited.
+ending="${work}/ending"
+mkdir -p "${ending}"
+true &
+ended=$!
+wait "${ended}"
+sleep 30 &
+supervisor=$!
+printf '%s\n' "${ended}" >"${ending}/remote-exec.pid"
+printf '%s\n' "${supervisor}" >"${ending}/remote-exec.pgid"
+component_state "${ending}"
+check "ended, its supervisor still writing its status: running" test "${COMPONENT_STATE}" == running
+printf '0\n' >"${ending}/remote-exec.rc"
+component_state "${ending}"
+check "... then exited with the status written" test "${COMPONENT_STATE} ${COMPONENT_DETAIL}" == "exited 0"
+rm "${ending}/remote-exec.rc"
+kill -KILL "${supervisor}"
+wait "${supervisor}" 2>/dev/null || true
+component_state "${ending}"
+check "no status, no supervisor: vanished" test "${COMPONENT_STATE}" == vanished
 
 stop_component "${sleeper}" 5
 check "stop_component: stopped with the exit status SIGTERM gave" state_is "${sleeper}" stopped:143
