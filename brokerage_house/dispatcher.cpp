@@ -2,7 +2,6 @@
 
 #include <chrono>
 #include <string>
-#include <thread>
 
 #include <spdlog/spdlog.h>
 
@@ -26,7 +25,7 @@ Dispatcher::~Dispatcher() {
   // A dispatcher that never served (the server failed to start) still ends its lanes' threads.
   if (!stopped_) {
     queue_.Close();
-    quit_ = true;
+    Quit();
     if (lanes_) lanes_->Stop();
   }
 }
@@ -82,7 +81,7 @@ void Dispatcher::FailNotConnected(Job& job, std::vector<uint8_t>& frame) {
 }
 
 void Dispatcher::LaneLost(int lane, std::string_view why, std::vector<uint8_t>& frame) {
-  spdlog::warn("database session {}: {}; reconnecting once a second", lane, why);
+  spdlog::warn("database session {}: {}; reconnecting", lane, why);
   std::vector<Job> orphans;
   queue_.Lost(orphans);
   if (orphans.empty()) return;
@@ -91,15 +90,59 @@ void Dispatcher::LaneLost(int lane, std::string_view why, std::vector<uint8_t>& 
 }
 
 bool Dispatcher::Reconnect(int lane, const std::function<Status()>& reconnect) {
+  std::unique_lock lock(probe_mu_);
+  uint64_t seen = connected_;
   while (!quit_) {
-    for (int i = 0; i < 20 && !quit_; ++i)
-      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    const bool probe = connected_ == seen && !probing_;
+    if (connected_ == seen && !probe) {
+      // Another lane probes: wait for its end (or the stop).
+      probe_cv_.wait(lock, [&] { return quit_ || connected_ != seen || !probing_; });
+      continue;
+    }
+    // This lane probes, after the interval; or another lane's probe connected: it tries at once.
+    seen = connected_;
+    if (probe) {
+      probing_ = true;
+      probe_cv_.wait_for(lock, kProbeInterval, [&] { return quit_.load(); });
+    }
+    Status s = Status::Ok();
+    if (!quit_) {
+      lock.unlock();
+      s = reconnect();
+      lock.lock();
+    }
+    if (probe) {
+      probing_ = false;
+      if (s.ok() && !quit_) ++connected_;
+      probe_cv_.notify_all();
+    }
     if (quit_) return false;
-    Status s = reconnect();
-    if (s.ok()) return true;
-    spdlog::warn("database session {}: {}", lane, s.message());
+    if (s.ok()) {
+      probe_failures_ = 0;
+      probe_why_.clear();
+      return true;
+    }
+    ProbeFailed(lane, s);
   }
   return false;
+}
+
+void Dispatcher::ProbeFailed(int lane, const Status& why) {
+  const auto now = std::chrono::steady_clock::now();
+  ++probe_failures_;
+  if (why.message() == probe_why_ && now - probe_logged_ < std::chrono::seconds(10)) return;
+  spdlog::warn("database session {}: {} ({} attempt{} since the last connection)", lane,
+               why.message(), probe_failures_, probe_failures_ == 1 ? "" : "s");
+  probe_why_ = why.message();
+  probe_logged_ = now;
+}
+
+void Dispatcher::Quit() {
+  {
+    std::lock_guard lock(probe_mu_);
+    quit_ = true;
+  }
+  probe_cv_.notify_all();
 }
 
 void Dispatcher::LaneBack(int lane) {
@@ -110,7 +153,7 @@ void Dispatcher::LaneBack(int lane) {
 void Dispatcher::Stop() {
   queue_.Close();
   queue_.WaitDrained();
-  quit_ = true;
+  Quit();
   if (lanes_) lanes_->Stop();
   stopped_ = true;
 }

@@ -175,7 +175,7 @@ TEST_P(BrokerageHouseOnADatabase, SurvivesADatabaseRestartAndResumes) {
   EXPECT_EQ(db_errors, 8);
   ASSERT_TRUE(testing::RunCommand(fmt::format("{} start {} 2>&1", pgcluster, cluster)).ok());
 
-  // Workers reconnect (at most once a second each): within seconds every request is ok again.
+  // Workers reconnect (one probe every 100 ms, then the others): soon every request is ok again.
   int consecutive_ok = 0;
   auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
   while (consecutive_ok < 20 && std::chrono::steady_clock::now() < deadline) {
