@@ -1,5 +1,5 @@
 # shellcheck shell=bash
-# shellcheck disable=SC2034 # CRASH_* are read by controller/durability
+# shellcheck disable=SC2034 # CRASH_* and REAPED_US are read by controller/durability
 # The failure of a durability test (controller/durability, issue 39; TPC-E clause 7.5) on the
 # embedded cluster, and the database's side of the recount. Sourced by controller/durability.
 
@@ -24,12 +24,28 @@ crash_cluster() {
   CRASH_US=${EPOCHREALTIME//[!0-9]/}  # its decimal point follows the locale
   kill -KILL "${pids[@]}" 2>/dev/null || true
   CRASH_PIDS=${#pids[@]}
-  for ((i = 0; i < 100; i++)); do
-    kill -0 "${pids[@]}" 2>/dev/null || return 0
-    nap 0.1
+  # Dead once exited: gone, or a zombie, which has released its memory, shared memory and
+  # sockets and only waits for its reaper. The killed postmaster's and its children's is PID 1
+  # (they are orphans), which in a container here reaped only every 2 s or so: time a failover
+  # need not wait (restart_cluster waits for the postmaster's pid, as PostgreSQL needs).
+  local p left
+  for ((i = 0; i < 500; i++)); do
+    left=""
+    for p in "${pids[@]}"; do exited "${p}" || left=1; done
+    [[ -n "${left}" ]] || return 0
+    nap 0.02
   done
   CRASH_PROBLEM="a process of the cluster outlived SIGKILL for 10 s (pids ${pids[*]})"
   return 1
+}
+
+# exited PID: true once the process PID has exited: none is left, or a zombie (state Z in
+# /proc/PID/stat, after the command name, which may hold spaces and parentheses).
+exited() {
+  local stat
+  { read -r stat <"/proc/$1/stat"; } 2>/dev/null || return 0
+  stat=${stat##*) }
+  [[ "${stat%% *}" == Z ]]
 }
 
 # restart_cluster DIR: starts the cluster again with the settings of the run (DIR/run-settings:
@@ -37,8 +53,19 @@ crash_cluster() {
 # port: the Brokerage House reconnects to it, so a port another program took while the cluster
 # was down fails the restart instead of moving it (pgcluster start --same-port).
 restart_cluster() {
-  local dir="$1" line
+  local dir="$1" line pm i
   local -a args=(--same-port)
+  # A new postmaster refuses to start while the pid in postmaster.pid exists at all, even as a
+  # zombie: wait (up to 10 s) for the old one's reaper; pg_ctl then says why if it is still there.
+  # REAPED_US: when it was gone (durability.conf's reaped_us).
+  pm=$(head -n 1 "${dir}/data/postmaster.pid" 2>/dev/null) || pm=""
+  if [[ "${pm}" =~ ^[1-9][0-9]*$ ]]; then
+    for ((i = 0; i < 500; i++)); do
+      kill -0 "${pm}" 2>/dev/null || break
+      nap 0.02
+    done
+  fi
+  REAPED_US=${EPOCHREALTIME//[!0-9]/}
   if [[ -f "${dir}/run-settings" ]]; then
     while IFS= read -r line; do
       case "${line}" in

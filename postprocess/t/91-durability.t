@@ -17,7 +17,7 @@ my $dir = tmpdir();
 sub fixture {
   my ($d, %o) = @_;
   write_file("$d/durability/durability.conf", "failure=crash\nbefore_s=40\nafter_s=30\n"
-             . ($o{no_failure} ? '' : "failure_us=$F\nkilled_processes=12\n"));
+             . ($o{no_failure} ? '' : "failure_us=$F\nkilled_processes=12\nreaped_us=" . ($F + 1_250_000) . "\n"));
   write_file("$d/ce/h/mix-ce-1.csv", join('', "# brokerbench mix log v3\n$COLS\n", map { "$_\n" }
     ($F - 9e6) . ',TO,0,ok,1000,0,1,0,TMB q100,101',        # acknowledged, found
     ($F - 8e6) . ',TO,0,ok,1000,0,1,0,TMB q100,102',        # acknowledged, then TR
@@ -61,12 +61,16 @@ subtest 'a crash with a lost Trade-Order and a lost Trade-Result' => sub {
   is($x->{first_commit_code}, 'TS', '... a TS');
   is($x->{redo_s}, 0.12, 'redo time from the log, after the failure only');
   is($x->{ready_s}, 1.9, 'ready again');
+  is($x->{reaped_s}, 1.25, 'the old postmaster gone (durability.conf reaped_us)');
   open my $fh, '<', "$d/durability/acknowledged.csv" or die;
   is(join('', <$fh>), "trade_id\n101\n102\n103\n", 'acknowledged.csv: the trades to look up');
   like(durability_line($x), qr/\ADurability: FAIL \(2 of 3 trades acknowledged as committed before the crash lost\)/, 'the line');
   my $s = durability_section($r);
   my ($table) = grep { $_->{t} eq 'table' } @{ $s->{blocks} };
   is(scalar @{ $table->{rows} }, 2, 'the section lists both');
+  my ($kv) = grep { $_->{t} eq 'kv' } @{ $s->{blocks} };
+  my ($gone) = grep { $_->[0] eq 'Old postmaster gone' } @{ $kv->{rows} };
+  like($gone->[1] // '', qr/\A1\.250 s after the failure/, 'the section says when the old postmaster was gone');
 };
 
 subtest 'PASS when all are found; no verdict without a lookup, a failure or trade ids' => sub {

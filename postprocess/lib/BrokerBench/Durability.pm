@@ -59,6 +59,8 @@ sub durability {
   $d{failure_us} = $f + 0;
   $d{failure_utc} = utc_time($f);
   $d{killed_processes} = $c->{killed_processes} + 0 if defined $c->{killed_processes};
+  # A crash's restart waits for the killed postmaster's pid to be released (its reaper).
+  $d{reaped_s} = ($c->{reaped_us} - $f) / 1e6 if defined $c->{reaped_us} && $c->{reaped_us} =~ /\A\d+\z/;
   # The mix logs: acknowledged before (code per trade: TR over TO), in flight, the first commit.
   my (%ack, %ack_us, $v2, $first_end, $first_code);
   my ($in_flight, $to_n, $tr_n) = (0, 0, 0);

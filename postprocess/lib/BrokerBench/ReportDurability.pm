@@ -117,6 +117,9 @@ sub durability_section {
                    ? secs($d->{promote_s}) . ' ("received promote request" to "ready to accept connections" in the standby\'s log)'
                    : 'not in the standby\'s log (db/standby.log)'];
     } else {
+      push @rows, ['Old postmaster gone', secs($d->{reaped_s}) . ' after the failure (its pid released '
+                   . 'by its reaper, PID 1 for an orphan: no new postmaster may start before)']
+        if defined $d->{reaped_s};
       push @rows, ['Redo (PostgreSQL)', defined $d->{redo_s} ? secs($d->{redo_s}) . ' ("redo done at" in its log)'
                    : 'not in the server log (db/postgresql.log)'];
     }
