@@ -52,6 +52,12 @@ class FlakyRunner : public bh::BlockingRunner {
   bool connected_ = true;
 };
 
+bh::ServerOptions Workers(int n) {
+  bh::ServerOptions options;
+  options.workers = n;
+  return options;
+}
+
 bh::RunnerFactory FlakyRunners(Database& db) {
   return [&db] {
     return Result<std::unique_ptr<bh::BlockingRunner>>(std::make_unique<FlakyRunner>(db));
@@ -64,9 +70,7 @@ const pr::ReplyStatus* StatusIn(const Result<pr::Message>& reply) {
 
 TEST(BrokerageHouse, ALostSessionFailsAtOnceUntilItIsReconnectedByAProbeEvery100Ms) {
   Database db;
-  bh::ServerOptions options;
-  options.workers = 1;
-  RunningServer server(options, FlakyRunners(db));
+  RunningServer server(Workers(1), FlakyRunners(db));
   auto c = server.Client();
   // The request that finds the session lost gets the runner's own db_error.
   const auto lost_at = Clock::now();
@@ -106,9 +110,7 @@ TEST(BrokerageHouse, ALostSessionFailsAtOnceUntilItIsReconnectedByAProbeEvery100
 TEST(BrokerageHouse, TheQueuedRequestsFailWhenTheLastSessionIsLostAndStopDoesNotWaitForIt) {
   Database db;
   db.open = false;
-  bh::ServerOptions options;
-  options.workers = 1;
-  RunningServer server(options, FlakyRunners(db));
+  RunningServer server(Workers(1), FlakyRunners(db));
   auto c = server.Client();
   // One request in the worker, two queued behind it; then its session is lost.
   std::vector<uint8_t> bytes;
@@ -138,9 +140,7 @@ TEST(BrokerageHouse, TheQueuedRequestsFailWhenTheLastSessionIsLostAndStopDoesNot
 
 TEST(BrokerageHouse, OneLaneProbesForEveryLostLaneAndTheOthersFollowWhenItConnects) {
   Database db;
-  bh::ServerOptions options;
-  options.workers = 3;
-  RunningServer server(options, FlakyRunners(db));
+  RunningServer server(Workers(3), FlakyRunners(db));
   auto c = server.Client();
   // Each request takes a connected lane and loses its session, until none is left.
   int lost = 0;

@@ -13,18 +13,22 @@
 COMPONENT_STATE=""
 COMPONENT_DETAIL=""
 component_state() {
-  local dir="$1" supervisor=""
+  local dir="$1"
   COMPONENT_DETAIL=""
   if [[ -s "${dir}/remote-exec.rc" ]] && read -r COMPONENT_DETAIL <"${dir}/remote-exec.rc"; then
     COMPONENT_STATE=exited
   elif [[ -s "${dir}/remote-exec.pid" ]] && read -r COMPONENT_DETAIL <"${dir}/remote-exec.pid" &&
-    { kill -0 "${COMPONENT_DETAIL}" 2>/dev/null ||
-      { [[ -s "${dir}/remote-exec.pgid" ]] && read -r supervisor <"${dir}/remote-exec.pgid" &&
-        kill -0 "${supervisor}" 2>/dev/null; }; }; then
+    { kill -0 "${COMPONENT_DETAIL}" 2>/dev/null || supervisor_runs "${dir}"; }; then
     COMPONENT_STATE=running
   elif [[ -s "${dir}/remote-exec.rc" ]] && read -r COMPONENT_DETAIL <"${dir}/remote-exec.rc"; then
     COMPONENT_STATE=exited  # ended between the two tests
   else
     COMPONENT_STATE=vanished
   fi
+}
+
+# supervisor_runs DIR: the component's supervisor (the pid in remote-exec.pgid) still runs.
+supervisor_runs() {
+  local pid
+  [[ -s "$1/remote-exec.pgid" ]] && read -r pid <"$1/remote-exec.pgid" && kill -0 "${pid}" 2>/dev/null
 }

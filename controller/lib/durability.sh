@@ -9,7 +9,7 @@
 # children are listed, then it and every child get SIGKILL in one kill(1). Sets CRASH_US (the
 # wall clock of the kill, µs) and CRASH_PIDS (how many were killed); false with CRASH_PROBLEM.
 crash_cluster() {
-  local dir="$1" pm i
+  local dir="$1" pm
   CRASH_PROBLEM=""
   pm=$(head -n 1 "${dir}/data/postmaster.pid" 2>/dev/null) || pm=""
   if [[ ! "${pm}" =~ ^[1-9][0-9]*$ ]] || ! kill -0 "${pm}" 2>/dev/null; then
@@ -28,24 +28,33 @@ crash_cluster() {
   # sockets and only waits for its reaper. The killed postmaster's and its children's is PID 1
   # (they are orphans), which in a container here reaped only every 2 s or so: time a failover
   # need not wait (restart_cluster waits for the postmaster's pid, as PostgreSQL needs).
-  local p left
-  for ((i = 0; i < 500; i++)); do
-    left=""
-    for p in "${pids[@]}"; do exited "${p}" || left=1; done
-    [[ -n "${left}" ]] || return 0
-    nap 0.02
-  done
+  within_10s all_exited "${pids[@]}" && return 0
   CRASH_PROBLEM="a process of the cluster outlived SIGKILL for 10 s (pids ${pids[*]})"
   return 1
 }
 
-# exited PID: true once the process PID has exited: none is left, or a zombie (state Z in
+# all_exited PID...: true once every PID has exited: none is left, or a zombie (state Z in
 # /proc/PID/stat, after the command name, which may hold spaces and parentheses).
-exited() {
-  local stat
-  { read -r stat <"/proc/$1/stat"; } 2>/dev/null || return 0
-  stat=${stat##*) }
-  [[ "${stat%% *}" == Z ]]
+all_exited() {
+  local p stat
+  for p in "$@"; do
+    { read -r stat <"/proc/${p}/stat"; } 2>/dev/null || continue
+    stat=${stat##*) }
+    [[ "${stat%% *}" == Z ]] || return 1
+  done
+}
+
+# gone PID: true once no process PID exists, not even a zombie.
+gone() { ! kill -0 "$1" 2>/dev/null; }
+
+# within_10s COMMAND...: true once COMMAND succeeds, tried every 20 ms for up to 10 s.
+within_10s() {
+  local i
+  for ((i = 0; i < 500; i++)); do
+    "$@" && return 0
+    nap 0.02
+  done
+  return 1
 }
 
 # restart_cluster DIR: starts the cluster again with the settings of the run (DIR/run-settings:
@@ -53,18 +62,13 @@ exited() {
 # port: the Brokerage House reconnects to it, so a port another program took while the cluster
 # was down fails the restart instead of moving it (pgcluster start --same-port).
 restart_cluster() {
-  local dir="$1" line pm i
+  local dir="$1" line pm
   local -a args=(--same-port)
   # A new postmaster refuses to start while the pid in postmaster.pid exists at all, even as a
   # zombie: wait (up to 10 s) for the old one's reaper; pg_ctl then says why if it is still there.
   # REAPED_US: when it was gone (durability.conf's reaped_us).
   pm=$(head -n 1 "${dir}/data/postmaster.pid" 2>/dev/null) || pm=""
-  if [[ "${pm}" =~ ^[1-9][0-9]*$ ]]; then
-    for ((i = 0; i < 500; i++)); do
-      kill -0 "${pm}" 2>/dev/null || break
-      nap 0.02
-    done
-  fi
+  [[ ! "${pm}" =~ ^[1-9][0-9]*$ ]] || within_10s gone "${pm}" || true
   REAPED_US=${EPOCHREALTIME//[!0-9]/}
   if [[ -f "${dir}/run-settings" ]]; then
     while IFS= read -r line; do
