@@ -15,7 +15,8 @@
 # said to be unknown (it left no end-of-run record), with what is known (a killed market
 # emulator's pending orders among the database's open trades), never "none".
 # Only processes this test started are signalled, by the pids in the run's results directory
-# (remote-exec.pid). About five minutes on two busy cores.
+# (remote-exec.pid). A case whose checks all pass prints them alone; a case with a failed check
+# prints its run's console output after them. About five minutes on two busy cores.
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -48,9 +49,21 @@ RUN_DIR=""
 RUN_OUT=""
 RUN_RC=0
 
+CASE_FAILURES=0 # CHECK_FAILURES when the case began
+
+# show_failed_case: the last case's console output, when one of its checks failed (a passing
+# case prints its checks alone, so that CI's excerpt of a long output reaches the failure).
+show_failed_case() {
+  [[ -n "${RUN_OUT}" && ${CHECK_FAILURES} -gt ${CASE_FAILURES} ]] || return 0
+  printf '    the run of the case above said:\n'
+  sed 's/^/    | /' "${RUN_OUT}"
+}
+
 # start_run CASE: a short run in the background (RUN_PID), its results directory (RUN_DIR: the
 # next numbered one) and its console output (RUN_OUT).
 start_run() {
+  show_failed_case
+  CASE_FAILURES=${CHECK_FAILURES}
   RUN_N=$((RUN_N + 1))
   RUN_DIR="${data}/results/$(printf '%04d' "${RUN_N}")"
   RUN_OUT="${data}/run-$1.out"
@@ -78,12 +91,11 @@ wait_measuring() {
 # pid_of KIND: the pid of the run's component of KIND (bh, mee, ce).
 pid_of() { cat "${RUN_DIR}/$1"/*/remote-exec.pid; }
 
-# finish_run: waits for the run; RUN_RC is its exit status; shows its output.
+# finish_run: waits for the run; RUN_RC is its exit status.
 finish_run() {
   RUN_RC=0
   wait "${RUN_PID}" || RUN_RC=$?
   RUN_PID=""
-  sed 's/^/    | /' "${RUN_OUT}"
 }
 
 # json KEY...: the value at that path of the run's results.json, or "none".
@@ -120,8 +132,11 @@ raw_grouped() {
     END { if (e) print "errors", e }' | sort
 }
 outcomes_agree() {
-  printf 'mix logs:\n%s\nreport:\n%s\n' "$(raw_grouped)" "$(reported_outcomes)"
-  [[ "$(raw_grouped)" == "$(reported_outcomes)" ]]
+  local raw reported
+  raw=$(raw_grouped)
+  reported=$(reported_outcomes)
+  [[ "${raw}" == "${reported}" ]] || printf 'mix logs:\n%s\nreport:\n%s\n' "${raw}" "${reported}"
+  [[ "${raw}" == "${reported}" ]]
 }
 # Every rollback row is an intended one: a Trade-Order whose inputs carry "rb" (clause 6.4.1);
 # an error never counts as a rollback.
@@ -271,4 +286,5 @@ check "f: the verdict names it" \
   reason 'customer emulator ce/\S+ never reached its end'
 check "f: the market emulator's orders reconcile" test "$(json reconciliation mee holds)" == 1
 
+show_failed_case
 check_summary

@@ -1,10 +1,12 @@
 # shellcheck shell=bash
 # Assertions for the controller's shell tests: each check prints "ok: NAME" or
-# "FAILED: NAME" and is counted; check_summary prints the tally and fails when any failed.
+# "FAILED: NAME" and is counted; check_summary names the failed ones again (CI shows a long
+# output's head and tail only), prints the tally and fails when any failed.
 # Sourced, never run.
 
 CHECK_TOTAL=0
 CHECK_FAILURES=0
+CHECK_FAILED=()
 
 # check NAME COMMAND [ARGS...]: passes when the command succeeds.
 check() {
@@ -16,6 +18,7 @@ check() {
   else
     printf 'FAILED: %s\n' "${name}"
     CHECK_FAILURES=$((CHECK_FAILURES + 1))
+    CHECK_FAILED+=("${name}")
   fi
 }
 
@@ -25,6 +28,7 @@ lacks_line() { ! grep -qE -- "$2" "$1"; }
 is_png() { [[ -s "$1" && "$(head -c 8 "$1" | od -An -tx1 | tr -d ' \n')" == 89504e470d0a1a0a ]]; }
 
 check_summary() {
+  [[ ${CHECK_FAILURES} -eq 0 ]] || printf 'FAILED: %s\n' "${CHECK_FAILED[@]}"
   printf '%d of %d checks passed\n' $((CHECK_TOTAL - CHECK_FAILURES)) "${CHECK_TOTAL}"
   [[ ${CHECK_FAILURES} -eq 0 ]]
 }
