@@ -4,12 +4,14 @@
 # its own host's components itself: once a second, without starting a process (the run's
 # controller is on the database's host, so what it costs is taken from the database).
 #
-# component_state DIR: sets COMPONENT_STATE to running (COMPONENT_DETAIL: its pid), exited
-# (COMPONENT_DETAIL: its exit status) or vanished (no status and no supervisor: the supervisor
-# itself was killed). A component that has ended while its supervisor (the pid in
-# remote-exec.pgid) is still writing its status is running a moment more: on a busy machine that
-# took long enough for a poll to fall between the two, and a run failed saying its customer
-# emulator, which had ended normally, had vanished. Builtins only.
+# component_state DIR: sets COMPONENT_STATE to running (COMPONENT_DETAIL: its pid), ending (its
+# process has ended or is a zombie, and its supervisor, the pid in remote-exec.pgid, has yet to
+# reap it and write its status; COMPONENT_DETAIL: its pid), exited (COMPONENT_DETAIL: its exit
+# status) or vanished (no status and no supervisor: the supervisor itself was killed). Ending
+# is a moment, but a busy machine stretches it: a poll that took it for vanished failed a run
+# whose customer emulator had ended normally, and one that took it for running, with a customer
+# emulator that ended because the killed Brokerage House had, named the wrong component.
+# Builtins only.
 COMPONENT_STATE=""
 COMPONENT_DETAIL=""
 component_state() {
@@ -18,13 +20,23 @@ component_state() {
   if [[ -s "${dir}/remote-exec.rc" ]] && read -r COMPONENT_DETAIL <"${dir}/remote-exec.rc"; then
     COMPONENT_STATE=exited
   elif [[ -s "${dir}/remote-exec.pid" ]] && read -r COMPONENT_DETAIL <"${dir}/remote-exec.pid" &&
-    { kill -0 "${COMPONENT_DETAIL}" 2>/dev/null || supervisor_runs "${dir}"; }; then
+    process_lives "${COMPONENT_DETAIL}"; then
     COMPONENT_STATE=running
+  elif [[ -n "${COMPONENT_DETAIL}" ]] && supervisor_runs "${dir}"; then
+    COMPONENT_STATE=ending
   elif [[ -s "${dir}/remote-exec.rc" ]] && read -r COMPONENT_DETAIL <"${dir}/remote-exec.rc"; then
-    COMPONENT_STATE=exited  # ended between the two tests
+    COMPONENT_STATE=exited  # ended between the tests
   else
     COMPONENT_STATE=vanished
   fi
+}
+
+# process_lives PID: the process exists and is not a zombie (state Z in /proc/PID/stat, after
+# the command name's closing parenthesis).
+process_lives() {
+  local stat
+  read -r stat 2>/dev/null <"/proc/$1/stat" || return 1
+  [[ "${stat##*) }" != Z* ]]
 }
 
 # supervisor_runs DIR: the component's supervisor (the pid in remote-exec.pgid) still runs.

@@ -70,10 +70,25 @@ end_record_line() {
 
 # Updates C_STATE of every running component: running, or exited:RC, or vanished. This host's
 # components are asked directly (no process started: this runs once a second), the others with
-# one remote-exec call per host.
+# one remote-exec call per host. A component that is ending (it has ended, its supervisor has
+# yet to write its status) is asked again every 50 ms, for up to 2 s, so that what the run
+# sees is every component's state at one moment: when components end together the run names
+# the first started, on which the later ones depend (a customer emulator ends when it loses
+# the Brokerage House), not the one whose supervisor happened to write its status first.
 poll_components() {
+  local n
+  for ((n = 0; n < 40; n++)); do
+    poll_components_once
+    ((ENDING > 0)) || return 0
+    nap 0.05
+  done
+}
+
+ENDING=0 # how many components the last poll found ending
+poll_components_once() {
   local host i dir state rc
   local -A by_host=() index=()
+  ENDING=0
   for i in "${!C_NAME[@]}"; do
     [[ "${C_STATE[i]}" == running ]] || continue
     if is_local "${C_HOST[i]}"; then
@@ -94,10 +109,11 @@ poll_components() {
   done
 }
 
-# set_component_state I STATE DETAIL: C_STATE[I] from component_state's answer.
+# set_component_state I STATE DETAIL: C_STATE[I] from component_state's answer; counts ENDING.
 set_component_state() {
   case "$2" in
     running) ;;
+    ending) ENDING=$((ENDING + 1)) ;;
     exited) C_STATE[$1]="exited:$3" ;;
     *) C_STATE[$1]=vanished ;;
   esac

@@ -2,7 +2,8 @@
 # controller/lib/components.sh, the run's table of components, on this host: start_component
 # starts each under remote-exec in its own directory (the table has its name, host, directory,
 # log and state), poll_components follows each to running, exited:RC or vanished (its
-# supervisor killed; not while it writes the status), stop_component ends one by pid and
+# supervisor killed; not while it writes the status, and a poll never returns while a component
+# is ending: components that end together are seen together), stop_component ends one by pid and
 # records stopped:RC, stop_all stops what still runs, newest first; wait_for_port reads a port
 # file and fails, naming the component, when it exits first.
 set -euo pipefail
@@ -79,7 +80,7 @@ check "its supervisor and it killed: vanished" state_is "${second}" vanished
 
 # The moment between a component's end and its status: the supervisor (here a sleep of ours in
 # remote-exec.pgid) still runs and has not written remote-exec.rc. Not vanished (a poll there
-# once failed a run whose customer emulator had ended normally): running, then exited.
+# once failed a run whose customer emulator had ended normally): ending, then exited.
 ending="${work}/ending"
 mkdir -p "${ending}"
 true &
@@ -90,7 +91,7 @@ supervisor=$!
 printf '%s\n' "${ended}" >"${ending}/remote-exec.pid"
 printf '%s\n' "${supervisor}" >"${ending}/remote-exec.pgid"
 component_state "${ending}"
-check "ended, its supervisor still writing its status: running" test "${COMPONENT_STATE}" == running
+check "ended, its supervisor still writing its status: ending" test "${COMPONENT_STATE}" == ending
 printf '0\n' >"${ending}/remote-exec.rc"
 component_state "${ending}"
 check "... then exited with the status written" test "${COMPONENT_STATE} ${COMPONENT_DETAIL}" == "exited 0"
@@ -100,6 +101,24 @@ wait "${supervisor}" 2>/dev/null || true
 component_state "${ending}"
 check "no status, no supervisor: vanished" test "${COMPONENT_STATE}" == vanished
 
+# Two that end together, as when the Brokerage House is killed and the customer emulator ends
+# for the loss of it: the server's supervisor is slow (stopped here, so the server stays a
+# zombie, which kill -0 still finds) and the client's status comes first. The poll waits for
+# the server's status, so the run names the server (the first started), not the client.
+start_component "server" local bh server.log sleep 60
+server=${COMP}
+start_component "client" local ce client.log sh -c 'exit 1'
+client=${COMP}
+kill -STOP "$(cat "${C_LOCAL[server]}/remote-exec.pgid")"
+kill -KILL "$(cat "${C_LOCAL[server]}/remote-exec.pid")"
+for ((n = 0; n < 100; n++)); do [[ ! -s "${C_LOCAL[client]}/remote-exec.rc" ]] || break; sleep 0.05; done
+component_state "${C_DIR[server]}"
+check "a killed component its supervisor has not reaped: ending" test "${COMPONENT_STATE}" == ending
+(sleep 0.5 && kill -CONT "$(cat "${C_LOCAL[server]}/remote-exec.pgid")") &
+poll_components
+check "the poll waits for its status: exited, with the signal's" state_is "${server}" exited:137
+check "... beside the one that ended after it" state_is "${client}" exited:1
+
 stop_component "${sleeper}" 5
 check "stop_component: stopped with the exit status SIGTERM gave" state_is "${sleeper}" stopped:143
 check "... and the process is gone" test ! -d "/proc/$(cat "${C_LOCAL[sleeper]}/remote-exec.pid")"
@@ -107,6 +126,6 @@ stop_all
 check "stop_all stops what still ran" state_is "${listener}" stopped:143
 check "... and leaves the others as they were" state_is "${quitter}" exited:3
 check "the controller log has each start and stop" \
-  test "$(grep -c ' started \| stopped ' "${CONTROLLER_LOG}")" -eq 6
+  test "$(grep -c ' started \| stopped ' "${CONTROLLER_LOG}")" -eq 8
 
 check_summary
