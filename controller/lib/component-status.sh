@@ -32,7 +32,7 @@ component_state() {
 }
 
 # process_lives PID: the process exists and is not a zombie (state Z in /proc/PID/stat, after
-# the command name's closing parenthesis).
+# the command name's last closing parenthesis: the name may hold spaces and parentheses).
 process_lives() {
   local stat
   read -r stat 2>/dev/null <"/proc/$1/stat" || return 1

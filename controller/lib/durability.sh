@@ -1,7 +1,8 @@
 # shellcheck shell=bash
 # shellcheck disable=SC2034 # CRASH_* and REAPED_US are read by controller/durability
 # The failure of a durability test (controller/durability, issue 39; TPC-E clause 7.5) on the
-# embedded cluster, and the database's side of the recount. Sourced by controller/durability.
+# embedded cluster, and the database's side of the recount. Sourced by controller/durability,
+# after lib/component-status.sh (process_lives).
 
 # crash_cluster DIR: every process of the cluster in DIR killed at once with SIGKILL (clause
 # 7.5's loss of processing and of memory: shared memory and the WAL buffers not yet written go
@@ -33,14 +34,12 @@ crash_cluster() {
   return 1
 }
 
-# all_exited PID...: true once every PID has exited: none is left, or a zombie (state Z in
-# /proc/PID/stat, after the command name, which may hold spaces and parentheses).
+# all_exited PID...: true once every PID has exited: none is left, or a zombie (process_lives,
+# lib/component-status.sh).
 all_exited() {
-  local p stat
+  local p
   for p in "$@"; do
-    { read -r stat <"/proc/${p}/stat"; } 2>/dev/null || continue
-    stat=${stat##*) }
-    [[ "${stat%% *}" == Z ]] || return 1
+    ! process_lives "${p}" || return 1
   done
 }
 
