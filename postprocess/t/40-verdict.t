@@ -383,8 +383,30 @@ subtest 'metric in the database' => sub {
   $db_files->($d, $run, 1);
   my ($x) = reasons_of(analyze_dir($d), 'metric in the database');
   ok($x, 'one Trade-Result of 100 missing in the database (1 %) is INVALID');
-  like($x->{text}, qr/\Athe database holds 99 trades completed in the MI \(T_DTS of their CMPT trade history rows\), the market emulator's mix logs 100 valid Trade-Results: they differ by -1 \(-1\.00 %\), more than 0\.5 %\z/,
+  like($x->{text}, qr/\Athe database holds 99 trades completed in the MI \(T_DTS of their CMPT trade history rows\), the market emulator's mix logs 100 valid Trade-Results and 0 more in flight at its edges: they differ by -1 \(-1\.00 %\), more than those in flight and 0\.5 %\z/,
        'the reason gives both counts') if $x;
+
+  # A Trade-Result in flight at each MI edge: the driver counts neither (they did not begin and
+  # end in the MI); $db_files stamps each at its end, the first inside the MI, the second after
+  # it. 101 in the database against 100 passes; two more trades beyond them do not.
+  my $edges = sub {
+    my ($d, $extra) = @_;
+    my $run = valid_run($d, extra_mee => [row(T0 + 10_000_000 - 5000, 'TR', 'ok', 20_000),
+                                          row(T0 + 60_000_000 - 5000, 'TR', 'ok', 20_000)]);
+    $db_files->($d, $run, 0);
+    open my $ap, '>>', "$d/db/after/completed-trades.csv" or die $!;
+    print $ap map { "$_," . (T0 + 30_000_000) . "\n" } 1 .. $extra;
+    close $ap;
+    return analyze_dir($d);
+  };
+  $r = $edges->(tmpdir(), 0);
+  ok(!reasons_of($r, 'metric in the database'), 'a trade in flight at the MI start, stamped inside it, passes')
+    or diag explain $r->{db_trade_count};
+  is_deeply([@{ $r->{db_trade_count} }{qw(database driver at_edges difference)}], [101, 100, 2, 1],
+            '... counted: 101 in the database, 100 in the mix logs, 2 in flight at the edges');
+  ($x) = reasons_of($edges->(tmpdir(), 2), 'metric in the database');
+  like($x ? $x->{text} : '', qr/holds 103 trades .* 100 valid Trade-Results and 2 more in flight at its edges: they differ by \+3 /,
+       'two more trades beyond them are INVALID');
 
   # A bad line is an input problem naming the file and the line; the others still count.
   $d = tmpdir();

@@ -69,6 +69,8 @@ sub new_aggregates {
     packed  => [],                   # tick -> [slot strings]
     sum     => [],                   # tick -> [slot sums, then errors]
     tr10    => [],                   # valid Trade-Results per 10 s from base_us
+    tr_edge => 0,                    # valid Trade-Results that began before an MI edge and
+                                     # ended after it
     steady  => [], cpu => [],        # counts between cuts (index j + 1; 0: before the first)
     dm      => [],                   # [start, response, outcome] of each DM row
   };

@@ -191,6 +191,8 @@ sub read_mix_log {
             if ($in) {
               ($sj, $sg_lo, $sg_hi) = seg_of($steady_cuts, $e) if $e < $sg_lo || $e >= $sg_hi;
               $STEADY->[$sj]++;
+            } elsif ($t < $mie && $e > $mis) {
+              $g->{tr_edge}++;    # in flight at an MI edge: the database may stamp it inside
             }
           }
         }

@@ -76,6 +76,8 @@ sub transaction_stats {
     my $t = $types{$code};
     $t->{mix_pct} = $mix_total ? sprintf('%.4f', 100 * $t->{count} / $mix_total) + 0 : undef;
   }
+  # Trade-Results in flight at an MI edge: outside the MI here, but their T_DTS may lie in it.
+  $types{TR}{across_mi_edges} = $g->{tr_edge};
   $r->{mix_total}    = $mix_total;
   $r->{transactions} = \%types;
   $r->{_series}      = series($r, $g);
