@@ -383,16 +383,17 @@ subtest 'metric in the database' => sub {
   $db_files->($d, $run, 1);
   my ($x) = reasons_of(analyze_dir($d), 'metric in the database');
   ok($x, 'one Trade-Result of 100 missing in the database (1 %) is INVALID');
-  like($x->{text}, qr/\Athe database holds 99 trades completed in the MI \(T_DTS of their CMPT trade history rows\), the market emulator's mix logs 100 valid Trade-Results and 0 more in flight at its edges: they differ by -1 \(-1\.00 %\), more than those in flight and 0\.5 %\z/,
+  like($x->{text}, qr/\Athe database holds 99 trades completed in the MI \(T_DTS of their CMPT trade history rows\), the market emulator's mix logs 100 valid Trade-Results, 0 more in flight at its edges and 0 in doubt \(no reply\): they differ by -1 \(-1\.00 %\), more than those and 0\.5 %\z/,
        'the reason gives both counts') if $x;
 
   # A Trade-Result in flight at each MI edge: the driver counts neither (they did not begin and
   # end in the MI); $db_files stamps each at its end, the first inside the MI, the second after
   # it. 101 in the database against 100 passes; two more trades beyond them do not.
   my $edges = sub {
-    my ($d, $extra) = @_;
+    my ($d, $extra, @more) = @_;
     my $run = valid_run($d, extra_mee => [row(T0 + 10_000_000 - 5000, 'TR', 'ok', 20_000),
-                                          row(T0 + 60_000_000 - 5000, 'TR', 'ok', 20_000)]);
+                                          row(T0 + 60_000_000 - 5000, 'TR', 'ok', 20_000),
+                                          @more]);
     $db_files->($d, $run, 0);
     open my $ap, '>>', "$d/db/after/completed-trades.csv" or die $!;
     print $ap map { "$_," . (T0 + 30_000_000) . "\n" } 1 .. $extra;
@@ -405,8 +406,15 @@ subtest 'metric in the database' => sub {
   is_deeply([@{ $r->{db_trade_count} }{qw(database driver at_edges difference)}], [101, 100, 2, 1],
             '... counted: 101 in the database, 100 in the mix logs, 2 in flight at the edges');
   ($x) = reasons_of($edges->(tmpdir(), 2), 'metric in the database');
-  like($x ? $x->{text} : '', qr/holds 103 trades .* 100 valid Trade-Results and 2 more in flight at its edges: they differ by \+3 /,
+  like($x ? $x->{text} : '', qr/holds 103 trades .* 100 valid Trade-Results, 2 more in flight at its edges and 0 in doubt \(no reply\): they differ by \+3 /,
        'two more trades beyond them are INVALID');
+  # A Trade-Result that got no reply (net_error, timeout) may have committed: in doubt. Both
+  # committed here ($db_files stamps every TR row): 103 against 100, 2 at the edges, 2 in doubt.
+  $r = $edges->(tmpdir(), 0, row(T0 + 30_000_000, 'TR', 'net_error', 20_000),
+                row(T0 + 31_000_000, 'TR', 'timeout', 20_000));
+  ok(!reasons_of($r, 'metric in the database'), '... and pass with two Trade-Results in doubt (no reply)')
+    or diag explain $r->{db_trade_count};
+  is_deeply([@{ $r->{db_trade_count} }{qw(database in_doubt)}], [103, 2], '... counted as in doubt');
 
   # A bad line is an input problem naming the file and the line; the others still count.
   $d = tmpdir();

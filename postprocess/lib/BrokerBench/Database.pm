@@ -8,6 +8,7 @@ package BrokerBench::Database;
 use strict;
 use warnings;
 use Exporter 'import';
+use List::Util qw(sum0);
 use BrokerBench::Csv qw(read_csv);
 use BrokerBench::Format qw(is_number fmt_pct);
 use BrokerBench::Result qw(add_reason add_note mi_ok);
@@ -28,10 +29,11 @@ our $DB_COUNT_TOLERANCE = 0.005;
 # pending (PNDG). Our rule: the two count the same commits. The driver counts a Trade-Result
 # that began and ended in the MI; the Brokerage House stamps T_DTS between the two, so a
 # Trade-Result that began before an MI edge and ended after it (the mix logs tell how many) may
-# be in the database's count and not in the driver's. A count outside [driver - 0.5 %, driver +
-# those in flight at an edge + 0.5 %] makes the run INVALID: Trade-Results the driver counted
-# that the database does not hold, or the other way round. (A flat 0.5 % failed short runs: at
-# 107 Trade-Results one in flight at an edge was 0.9 %.)
+# be in the database's count and not in the driver's; so may one in the MI that got no reply
+# (net_error, timeout: in doubt, it may have committed). A count outside [driver - 0.5 %,
+# driver + those at an edge + those in doubt + 0.5 %] makes the run INVALID: Trade-Results the
+# driver counted that the database does not hold, or the other way round. (A flat 0.5 % failed
+# short runs: at 107 Trade-Results one in flight at an edge was 0.9 %.)
 sub database_trade_count {
   my ($r) = @_;
   my $x = { checked => 0 };
@@ -85,22 +87,25 @@ sub database_trade_count {
     add_note($r, 'metric in the database', "not checked: $x->{skipped}");
     return;
   }
-  my $edge  = $r->{transactions}{TR}{across_mi_edges} // 0;
+  my $tr    = $r->{transactions}{TR};
+  my $edge  = $tr->{across_mi_edges} // 0;
+  my $doubt = sum0(map { $tr->{error_outcomes}{$_} // 0 } qw(net_error timeout));
   my $slack = $DB_COUNT_TOLERANCE * $driver;
   $x->{checked}    = 1;
   $x->{database}   = $in;
   $x->{driver}     = $driver;
   $x->{at_edges}   = $edge;
+  $x->{in_doubt}   = $doubt;
   $x->{difference} = $in - $driver;
   $x->{relative}   = $driver ? ($in - $driver) / $driver : ($in ? 1 : 0);
   $x->{tolerance}  = $DB_COUNT_TOLERANCE;
-  if ($in < $driver - $slack || $in > $driver + $edge + $slack) {
+  if ($in < $driver - $slack || $in > $driver + $edge + $doubt + $slack) {
     add_reason($r, 'metric in the database', '6.6.8',
                sprintf('the database holds %d trades completed in the MI (T_DTS of their CMPT '
                        . "trade history rows), the market emulator's mix logs %d valid "
-                       . 'Trade-Results and %d more in flight at its edges: they differ by %+d '
-                       . '(%+.2f %%), more than those in flight and %s',
-                       $in, $driver, $edge, $x->{difference}, 100 * $x->{relative},
+                       . 'Trade-Results, %d more in flight at its edges and %d in doubt (no '
+                       . 'reply): they differ by %+d (%+.2f %%), more than those and %s',
+                       $in, $driver, $edge, $doubt, $x->{difference}, 100 * $x->{relative},
                        fmt_pct($DB_COUNT_TOLERANCE)));
   }
 }

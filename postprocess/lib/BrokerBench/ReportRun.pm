@@ -202,8 +202,9 @@ sub throughput_section {
   push @kv, ['In the database', $x->{checked}
                ? sprintf('%d trades completed in the MI (T_DTS of their CMPT trade history '
                          . 'rows), %+d (%+.2f %%) against the mix logs, which had %d more '
-                         . 'in flight at the MI\'s edges', $x->{database}, $x->{difference},
-                         100 * $x->{relative}, $x->{at_edges})
+                         . 'in flight at the MI\'s edges and %d in doubt (no reply)',
+                         $x->{database}, $x->{difference}, 100 * $x->{relative},
+                         $x->{at_edges}, $x->{in_doubt})
                : 'not checked: ' . ($x->{skipped} // 'unknown')];
   push @kv, ['Left open at the end', sprintf('%d trades submitted to the market (SBMT), %d '
                                              . 'limit orders pending (PNDG)',
@@ -318,9 +319,9 @@ sub checks_rows {
   my $x = $r->{db_trade_count};
   $row->('metric in the database', '6.6.8',
          $x->{checked} ? sprintf('%d trades completed in the MI, %+d against the mix logs '
-                                 . '(allowed: the %d in flight at its edges, +-%.1f %%)',
-                                 $x->{database}, $x->{difference}, $x->{at_edges},
-                                 100 * $x->{tolerance})
+                                 . '(allowed: the %d in flight at its edges, the %d in doubt, '
+                                 . '+-%.1f %%)', $x->{database}, $x->{difference},
+                                 $x->{at_edges}, $x->{in_doubt}, 100 * $x->{tolerance})
                        : undef, $x->{skipped});
   return \@rows;
 }
