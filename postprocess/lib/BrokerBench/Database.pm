@@ -18,9 +18,10 @@ our @EXPORT_OK = qw(database database_trade_count);
 
 # --- the metric counted in the database --------------------------------------------------
 
-# How far, beyond the Trade-Results in flight at the MI's edges, the database's count of trades
-# completed in the MI may be from the driver's count of valid Trade-Results: the hosts' clocks
-# (the Brokerage House stamps T_DTS, the emulators their rows) may differ a little.
+# How far, beyond the Trade-Results in flight at the MI's edges or in doubt (below), the
+# database's count of trades completed in the MI may be from the driver's count of valid
+# Trade-Results: the hosts' clocks (the Brokerage House stamps T_DTS, the emulators their rows)
+# may differ a little.
 our $DB_COUNT_TOLERANCE = 0.005;
 
 # A driver-independent check of the metric (clause 6.6.8 counts valid Trade-Results completed
