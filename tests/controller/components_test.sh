@@ -110,8 +110,14 @@ server=${COMP}
 start_component "client" local ce client.log sh -c 'exit 1'
 client=${COMP}
 kill -STOP "$(cat "${C_LOCAL[server]}/remote-exec.pgid")"
-kill -KILL "$(cat "${C_LOCAL[server]}/remote-exec.pid")"
-for ((n = 0; n < 100; n++)); do [[ ! -s "${C_LOCAL[client]}/remote-exec.rc" ]] || break; sleep 0.05; done
+server_pid=$(cat "${C_LOCAL[server]}/remote-exec.pid")
+kill -KILL "${server_pid}"
+# SIGKILL lands a moment after kill(1) returns: wait (up to 5 s) for the server to be a zombie
+# and for the client's status.
+for ((n = 0; n < 100; n++)); do
+  ! process_lives "${server_pid}" && [[ -s "${C_LOCAL[client]}/remote-exec.rc" ]] && break
+  sleep 0.05
+done
 component_state "${C_DIR[server]}"
 check "a killed component its supervisor has not reaped: ending" test "${COMPONENT_STATE}" == ending
 (sleep 0.5 && kill -CONT "$(cat "${C_LOCAL[server]}/remote-exec.pgid")") &
