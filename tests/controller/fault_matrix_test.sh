@@ -49,12 +49,12 @@ RUN_DIR=""
 RUN_OUT=""
 RUN_RC=0
 
-CASE_FAILURES=0 # CHECK_FAILURES when the case began
+CASE_FAILURES=0 # the failed checks (lib/check.sh's CHECK_FAILED) when the case began
 
 # show_failed_case: the last case's console output, when one of its checks failed (a passing
 # case prints its checks alone, so that CI's excerpt of a long output reaches the failure).
 show_failed_case() {
-  [[ -n "${RUN_OUT}" && ${CHECK_FAILURES} -gt ${CASE_FAILURES} ]] || return 0
+  [[ -n "${RUN_OUT}" ]] && ((${#CHECK_FAILED[@]} > CASE_FAILURES)) || return 0
   printf '    the run of the case above said:\n'
   sed 's/^/    | /' "${RUN_OUT}"
 }
@@ -63,7 +63,7 @@ show_failed_case() {
 # next numbered one) and its console output (RUN_OUT).
 start_run() {
   show_failed_case
-  CASE_FAILURES=${CHECK_FAILURES}
+  CASE_FAILURES=${#CHECK_FAILED[@]}
   RUN_N=$((RUN_N + 1))
   RUN_DIR="${data}/results/$(printf '%04d' "${RUN_N}")"
   RUN_OUT="${data}/run-$1.out"
@@ -135,8 +135,9 @@ outcomes_agree() {
   local raw reported
   raw=$(raw_grouped)
   reported=$(reported_outcomes)
-  [[ "${raw}" == "${reported}" ]] || printf 'mix logs:\n%s\nreport:\n%s\n' "${raw}" "${reported}"
-  [[ "${raw}" == "${reported}" ]]
+  [[ "${raw}" == "${reported}" ]] && return 0
+  printf 'mix logs:\n%s\nreport:\n%s\n' "${raw}" "${reported}"
+  return 1
 }
 # Every rollback row is an intended one: a Trade-Order whose inputs carry "rb" (clause 6.4.1);
 # an error never counts as a rollback.

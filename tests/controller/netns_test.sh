@@ -38,9 +38,9 @@ trap 'exit 129' HUP
 
 # A check the rest depends on: stop at once when it fails.
 require() {
-  local failures_before="${CHECK_FAILURES}"
+  local failures_before=${#CHECK_FAILED[@]}
   check "$@"
-  if [[ ${CHECK_FAILURES} -gt ${failures_before} ]]; then
+  if ((${#CHECK_FAILED[@]} > failures_before)); then
     printf 'stopped: the other checks need this one\n'
     check_summary || exit 1
   fi

@@ -5,8 +5,7 @@
 # Sourced, never run.
 
 CHECK_TOTAL=0
-CHECK_FAILURES=0
-CHECK_FAILED=()
+CHECK_FAILED=() # the names of the failed checks; ${#CHECK_FAILED[@]} is how many
 
 # check NAME COMMAND [ARGS...]: passes when the command succeeds.
 check() {
@@ -17,7 +16,6 @@ check() {
     printf 'ok: %s\n' "${name}"
   else
     printf 'FAILED: %s\n' "${name}"
-    CHECK_FAILURES=$((CHECK_FAILURES + 1))
     CHECK_FAILED+=("${name}")
   fi
 }
@@ -28,7 +26,8 @@ lacks_line() { ! grep -qE -- "$2" "$1"; }
 is_png() { [[ -s "$1" && "$(head -c 8 "$1" | od -An -tx1 | tr -d ' \n')" == 89504e470d0a1a0a ]]; }
 
 check_summary() {
-  [[ ${CHECK_FAILURES} -eq 0 ]] || printf 'FAILED: %s\n' "${CHECK_FAILED[@]}"
-  printf '%d of %d checks passed\n' $((CHECK_TOTAL - CHECK_FAILURES)) "${CHECK_TOTAL}"
-  [[ ${CHECK_FAILURES} -eq 0 ]]
+  local failed=${#CHECK_FAILED[@]}
+  ((failed == 0)) || printf 'FAILED: %s\n' "${CHECK_FAILED[@]}"
+  printf '%d of %d checks passed\n' $((CHECK_TOTAL - failed)) "${CHECK_TOTAL}"
+  ((failed == 0))
 }
